@@ -1,0 +1,38 @@
+"""Per-thread execution state: active tapes, device scopes, function depth, variable creators.
+
+Everything that TF keeps in its eager context lives here, one copy per thread, so that the
+replica runner can give each replica thread its own device and tapes while the results
+never depend on which thread ran first.
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["state", "num_replicas_in_sync"]
+
+
+class _ThreadState(threading.local):
+    def __init__(self) -> None:
+        self.tapes: list = []  # active GradientTapes, innermost last
+        self.device_stack: list[str] = []  # canonical device names, innermost last
+        self.function_depth = 0  # > 0 while inside a simdist.function call
+        self.variable_creators: list = []  # variable_creator_scope stack, innermost last
+        self.strategy_stack: list = []  # entered strategy scopes, innermost last
+        self.replica_context = None  # set on replica threads while strategy.run runs fn
+
+
+state = _ThreadState()
+
+
+def num_replicas_in_sync() -> int:
+    """Replicas in the current strategy (1 outside any strategy).
+
+    ``tf.nn.compute_average_loss`` and the optimizers ask this; the distribute package sets
+    ``state.strategy_stack`` / ``state.replica_context`` when a strategy is entered or run.
+    """
+    if state.replica_context is not None:
+        return state.replica_context.num_replicas_in_sync
+    if state.strategy_stack:
+        return state.strategy_stack[-1].num_replicas_in_sync
+    return 1

@@ -1,0 +1,148 @@
+"""``constant`` and ``convert_to_tensor``: how Python and NumPy values become tensors.
+
+TF's rules, which simdist follows:
+
+* a tensor passes through; asking for another dtype is an error, not a cast;
+* a Python scalar or list gets ``dtype`` if given (``1`` may become ``1.0``, but ``1.5``
+  never silently becomes ``1``: TypeError), else int32/int64, float32 or bool;
+* a NumPy array keeps its dtype, or is cast to ``dtype`` when one is given;
+* objects that know how to become a tensor (variables, distributed values) implement
+  ``_to_tensor(dtype)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from simdist.core import dtypes
+from simdist.core.device import current_device
+from simdist.core.tensor import Tensor
+
+__all__ = ["constant", "convert_to_tensor", "is_tensor"]
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _check_convertible(value, raw: np.ndarray, dtype: dtypes.DType) -> None:
+    """TF converts ints to floats, but never floats to ints nor numbers to/from bool."""
+    kind = raw.dtype.kind
+    refused = (
+        (kind == "f" and (dtype.is_integer or dtype.is_bool))
+        or (kind == "b") != dtype.is_bool
+        or (kind in "iu" and dtype.is_integer and raw.size and _out_of_range(raw, dtype))
+    )
+    if refused:
+        raise TypeError(
+            f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}; use tf.cast for "
+            "an explicit conversion."
+        )
+
+
+def _out_of_range(raw: np.ndarray, dtype: dtypes.DType) -> bool:
+    info = np.iinfo(dtype.as_numpy_dtype)
+    return bool(raw.min() < info.min or raw.max() > info.max)
+
+
+def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DType | None]:
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _leaves(value)):
+        from simdist.core.ops import array_ops
+
+        packed = array_ops.stack_nested(value, dtype)
+        return packed._value, packed._dtype
+    if isinstance(value, (np.ndarray, np.generic)):
+        raw = np.array(value)  # a copy: the caller may mutate their array later
+        if raw.dtype.kind in "US":
+            raw = raw.astype(object)
+        if dtype is None:
+            return raw, dtypes.as_dtype(raw.dtype)
+    elif isinstance(value, (bool, numbers.Number, list, tuple, str, bytes)):
+        if dtype is None:
+            dtype = dtypes.infer_python_dtype(value)
+            return np.array(value, dtype=dtype.as_numpy_dtype), dtype
+        raw = np.array(value)
+        if raw.dtype.kind == "O":
+            raise TypeError(f"Cannot convert {value!r} to a tensor: ragged or mixed nested lists.")
+    else:
+        raise TypeError(
+            f"Cannot convert {value!r} (of type {type(value).__name__}) to a tensor. Pass a "
+            "number, a (nested) list, a NumPy array or a tensor."
+        )
+    if dtype != dtypes.string:
+        _check_convertible(value, raw, dtype)
+    return raw.astype(dtype.as_numpy_dtype), dtype
+
+
+def _leaves(value):
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        else:
+            yield v
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
+    """Return ``value`` as a tensor (``tf.convert_to_tensor``).
+
+    Args:
+        value: a tensor, variable, number, nested list or NumPy array.
+        dtype: required dtype; a tensor of another dtype raises.
+        dtype_hint: preferred dtype for Python values that have none of their own.
+
+    Raises:
+        ValueError: a tensor (or variable) of a dtype other than ``dtype``.
+        TypeError: a value that cannot be represented in ``dtype`` (``1.5`` as int32).
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and value._dtype != dtype:
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                f"{value._dtype.name}: {value!r}. Use tf.cast to change a tensor's dtype."
+            )
+        return value
+    to_tensor = getattr(value, "_to_tensor", None)
+    if to_tensor is not None:
+        return to_tensor(dtype)
+    if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
+        try:
+            return constant(value, dtype=dtype_hint)
+        except (TypeError, ValueError):
+            pass
+    return constant(value, dtype=dtype)
+
+
+def constant(value, dtype=None, shape=None, name="Const") -> Tensor:
+    """A tensor holding ``value`` (``tf.constant``); ``shape`` broadcasts or reshapes it.
+
+    >>> import simdist as tf
+    >>> tf.constant(1.5)
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.5>
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor) or hasattr(value, "_to_tensor"):
+        t = convert_to_tensor(value)
+        arr = t._value if dtype is None else t._value.astype(dtype.as_numpy_dtype)
+        dtype = dtype or t._dtype
+    else:
+        arr, dtype = _to_array(value, dtype)
+    if shape is not None:
+        shape = tuple(int(d) for d in shape)
+        if arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shape).copy()
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise TypeError(
+                f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
+                f"(converted from {arr.shape}) has {arr.size} elements, but got `shape` {shape} "
+                f"with {int(np.prod(shape))} elements."
+            )
+    if not arr.flags.owndata or not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
+    return Tensor(arr, dtype, current_device())

@@ -1,0 +1,193 @@
+"""``function``: TF's ``tf.function`` decorator, with eager semantics kept.
+
+simdist runs the decorated Python function eagerly on every call; there is no graph. What
+the decorator does keep from TF:
+
+* code inside it runs "in a function": ``executing_eagerly()`` is False there, and APIs
+  that TF allows only inside ``tf.function`` (``TPUStrategy.run``) accept the call;
+* ``input_signature`` is enforced: arguments that do not fit raise before the body runs;
+* a trace count (``experimental_get_tracing_count``) that grows when TF would retrace: a
+  new combination of Python argument values, tensor dtypes and shapes (relaxed to the
+  signature when one is given).
+
+Where simdist differs from graph tracing (documented, deliberate): Python side effects
+(``print``, appending to a list, reading a global) happen on every call, not once per
+trace; Python ``if``/``for`` on tensor values just run (no AutoGraph conversion); and
+``tf.config.run_functions_eagerly(True)`` makes calls count as eager.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from simdist.core import nest
+from simdist.core.context import state
+from simdist.core.tensor import Tensor
+from simdist.core.tensor_spec import TensorSpec
+
+__all__ = ["function", "Function", "executing_eagerly", "run_functions_eagerly", "inside_function"]
+
+_run_eagerly = False
+
+
+class InputSignatureError(TypeError, ValueError):
+    """Arguments do not fit ``input_signature`` (TF raises TypeError or ValueError by version)."""
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Make every ``function`` call count as eager (``tf.config.run_functions_eagerly``)."""
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _run_eagerly
+
+
+def inside_function() -> bool:
+    """True while a ``function``-decorated call is running on this thread."""
+    return state.function_depth > 0
+
+
+def executing_eagerly() -> bool:
+    """False inside a ``function`` call, as in TF; True everywhere else."""
+    return not inside_function()
+
+
+class Function:
+    """The callable that ``function`` returns."""
+
+    def __init__(self, python_function: Callable, input_signature=None, name=None) -> None:
+        self._python_function = python_function
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        if self._input_signature is not None:
+            for spec in nest.flatten(self._input_signature):
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(
+                        f"input_signature must hold tf.TensorSpec objects, got {spec!r}."
+                    )
+        self._trace_keys: set = set()
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        functools.update_wrapper(self, python_function)
+
+    @property
+    def python_function(self) -> Callable:
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def experimental_get_tracing_count(self) -> int:
+        return len(self._trace_keys)
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        bound = _BoundFunction(self, instance)
+        return bound
+
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs, instance=None):
+        if self._input_signature is not None:
+            args = self._check_signature(args, kwargs)
+        self._trace_keys.add(self._trace_key(args, kwargs))
+        call_args = args if instance is None else (instance, *args)
+        if _run_eagerly:
+            return self._python_function(*call_args, **kwargs)
+        state.function_depth += 1
+        try:
+            return self._python_function(*call_args, **kwargs)
+        finally:
+            state.function_depth -= 1
+
+    def _check_signature(self, args, kwargs) -> tuple:
+        from simdist.core.convert import convert_to_tensor
+
+        sig = self._input_signature
+        if kwargs or len(args) != len(sig):
+            raise InputSignatureError(
+                f"{self.__name__} takes {len(sig)} positional argument(s) matching its "
+                f"input_signature {sig}; got {len(args)} positional and "
+                f"{sorted(kwargs)} keyword argument(s)."
+            )
+        checked = []
+        for i, (arg, spec) in enumerate(zip(args, sig, strict=True)):
+            try:
+                nest.assert_same_structure(spec, arg, check_types=False)
+            except (TypeError, ValueError) as exc:
+                raise InputSignatureError(
+                    f"Argument {i} of {self.__name__} does not match the structure of its "
+                    f"input_signature entry {spec}: {exc}"
+                ) from None
+
+            def fit(value, s, i=i):
+                t = convert_to_tensor(value, dtype_hint=s.dtype)
+                if not s.is_compatible_with(t):
+                    raise InputSignatureError(
+                        f"Python inputs incompatible with input_signature: argument {i} of "
+                        f"{self.__name__} is a tensor with shape={t.shape}, dtype={t.dtype.name} "
+                        f"but the signature expects {s}."
+                    )
+                return t
+
+            checked.append(nest.map_structure(fit, arg, spec))
+        return tuple(checked)
+
+    def _trace_key(self, args, kwargs):
+        def key(value):
+            if isinstance(value, Tensor) or hasattr(value, "_to_tensor"):
+                shape = tuple(value.shape) if value.shape.rank is not None else None
+                if self._input_signature is not None:
+                    return ("tensor", value.dtype.name)
+                return ("tensor", value.dtype.name, shape)
+            try:
+                hash(value)
+                return ("py", type(value).__name__, value)
+            except TypeError:
+                return ("obj", id(value))
+
+        flat = [key(v) for v in nest.flatten((list(args), dict(sorted(kwargs.items()))))]
+        return tuple(flat)
+
+
+class _BoundFunction:
+    """A ``Function`` bound to an instance (a decorated method)."""
+
+    def __init__(self, fn: Function, instance) -> None:
+        self._fn = fn
+        self._instance = instance
+
+    def __call__(self, *args, **kwargs):
+        return self._fn._call(args, kwargs, instance=self._instance)
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._fn.experimental_get_tracing_count()
+
+    @property
+    def python_function(self):
+        return self._fn.python_function
+
+
+def function(
+    func: Callable | None = None,
+    input_signature=None,
+    autograph: bool = True,
+    jit_compile=None,
+    reduce_retracing: bool = False,
+    experimental_relax_shapes=None,
+    name: str | None = None,
+    **unused,
+):
+    """Decorate a Python function as TF's ``tf.function`` does (see the module docstring).
+
+    Usable bare (``@tf.function``) or with arguments (``@tf.function(input_signature=...)``).
+    """
+
+    def decorate(f: Callable) -> Function:
+        return Function(f, input_signature=input_signature, name=name)
+
+    return decorate if func is None else decorate(func)

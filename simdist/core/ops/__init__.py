@@ -1,0 +1,1 @@
+"""Differentiable ops: each op's forward rule and its gradient rule side by side."""
