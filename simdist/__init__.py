@@ -2,12 +2,21 @@
 
 This module is the TF-shaped face: it only re-exports. The implementation lives in
 ``simdist.core`` (tensors, ops, autodiff), ``simdist.keras``, ``simdist.data`` and, in later
-packages, ``simdist.distribute``; simdist's own additions live under names of their own.
+packages, ``simdist.distribute``; simdist's own additions live under ``simdist.sim``.
 """
 
+from simdist import config as config
+from simdist import data as data
 from simdist import errors as errors
-from simdist.core import *  # noqa: F403 - the core's face is this package's face
+from simdist import keras as keras
+from simdist import linalg as linalg
+from simdist import math as math
+from simdist import nn as nn
+from simdist import random as random
+from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
 from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
+from simdist.core.ops.nn_ops import sigmoid as sigmoid
+from simdist.core.ops.nn_ops import tanh as tanh
 
 __version__ = "0.1.0"

@@ -48,7 +48,7 @@ def _out_of_range(raw: np.ndarray, dtype: dtypes.DType) -> bool:
 
 
 def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DType | None]:
-    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in _leaves(value)):
+    if _holds_tensors(value):
         from simdist.core.ops import array_ops
 
         packed = array_ops.stack_nested(value, dtype)
@@ -58,22 +58,49 @@ def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DTy
         if raw.dtype.kind in "US":
             raw = raw.astype(object)
         if dtype is None:
-            return raw, dtypes.as_dtype(raw.dtype)
+            dtype = dtypes.as_dtype(raw.dtype)
+            return (_as_bytes(raw) if dtype == dtypes.string else raw), dtype
     elif isinstance(value, (bool, numbers.Number, list, tuple, str, bytes)):
+        try:
+            raw = np.array(value)
+        except ValueError:
+            raw = np.empty(0, dtype=object)  # numpy refuses ragged lists
+        if raw.dtype.kind == "O":
+            raise ValueError(
+                f"Can't convert non-rectangular Python sequence to Tensor: {value!r}; every "
+                "row of a nested list must have the same length (and the same kind of items)."
+            )
         if dtype is None:
             dtype = dtypes.infer_python_dtype(value)
+            if dtype == dtypes.string:
+                return _as_bytes(raw.astype(object)), dtype
             return np.array(value, dtype=dtype.as_numpy_dtype), dtype
-        raw = np.array(value)
-        if raw.dtype.kind == "O":
-            raise TypeError(f"Cannot convert {value!r} to a tensor: ragged or mixed nested lists.")
     else:
-        raise TypeError(
-            f"Cannot convert {value!r} (of type {type(value).__name__}) to a tensor. Pass a "
-            "number, a (nested) list, a NumPy array or a tensor."
+        raise ValueError(
+            f"Attempt to convert a value ({value!r}) with an unsupported type "
+            f"({type(value)}) to a Tensor. Pass a number, a (nested) list, a NumPy array or "
+            "a tensor."
         )
-    if dtype != dtypes.string:
-        _check_convertible(value, raw, dtype)
+    if dtype == dtypes.string:
+        return _as_bytes(raw), dtype
+    _check_convertible(value, raw, dtype)
     return raw.astype(dtype.as_numpy_dtype), dtype
+
+
+def _as_bytes(raw: np.ndarray) -> np.ndarray:
+    """TF strings are bytes: an object array whose ``str`` elements are UTF-8 encoded."""
+    out = np.empty(raw.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(raw.reshape(-1).tolist()):
+        flat[i] = v.encode("utf-8") if isinstance(v, str) else v
+    return out
+
+
+def _holds_tensors(value) -> bool:
+    """A list/tuple with a tensor or variable among its leaves (packed with tf.stack)."""
+    return isinstance(value, (list, tuple)) and any(
+        isinstance(v, Tensor) or hasattr(v, "_to_tensor") for v in _leaves(value)
+    )
 
 
 def _leaves(value):
@@ -109,6 +136,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
     to_tensor = getattr(value, "_to_tensor", None)
     if to_tensor is not None:
         return to_tensor(dtype)
+    if _holds_tensors(value):  # [t1, t2]: a differentiable stack, as in TF
+        from simdist.core.ops import array_ops
+
+        return array_ops.stack_nested(value, dtype)
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, np.generic)):
         try:
             return constant(value, dtype=dtype_hint)
@@ -125,6 +156,11 @@ def constant(value, dtype=None, shape=None, name="Const") -> Tensor:
     <tf.Tensor: shape=(), dtype=float32, numpy=1.5>
     """
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor) and dtype is not None and value._dtype != dtype:
+        raise TypeError(
+            f"Expected tensor {value} with dtype {dtype!r}, but got dtype {value._dtype!r}; "
+            "use tf.cast to change a tensor's dtype."
+        )
     if isinstance(value, Tensor) or hasattr(value, "_to_tensor"):
         t = convert_to_tensor(value)
         arr = t._value if dtype is None else t._value.astype(dtype.as_numpy_dtype)

@@ -85,7 +85,9 @@ def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
     while stack:
         x, y = stack.pop()
         if is_nested(x) != is_nested(y):
-            raise ValueError(f"The two structures don't have the same nested structure: {a!r} vs {b!r}.")
+            raise ValueError(
+                f"The two structures don't have the same nested structure: {a!r} vs {b!r}."
+            )
         if not is_nested(x):
             continue
         if check_types and _kind(x) != _kind(y):
@@ -98,7 +100,7 @@ def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
         cx, cy = _children(x), _children(y)
         if len(cx) != len(cy):
             raise ValueError(f"The two structures have different lengths: {len(cx)} vs {len(cy)}.")
-        stack.extend(zip(cx, cy))
+        stack.extend(zip(cx, cy, strict=True))
 
 
 def _kind(x: Any) -> type:
@@ -116,4 +118,4 @@ def map_structure(func: Callable, *structures: Any) -> Any:
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
     flats = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats)])
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flats, strict=True)])

@@ -65,7 +65,8 @@ class TensorShape:
             return True
         if len(self._dims) != len(other._dims):
             return False
-        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+        pairs = zip(self._dims, other._dims, strict=True)
+        return all(a is None or b is None or a == b for a, b in pairs)
 
     def most_specific_compatible_shape(self, other) -> TensorShape:
         """The shape both fit: dimensions that differ become ``None``."""
@@ -73,7 +74,7 @@ class TensorShape:
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
         return TensorShape(
-            [a if a == b else None for a, b in zip(self._dims, other._dims)]
+            [a if a == b else None for a, b in zip(self._dims, other._dims, strict=True)]
         )
 
     def merge_with(self, other) -> TensorShape:
@@ -84,7 +85,8 @@ class TensorShape:
             return other
         if other._dims is None:
             return self
-        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+        pairs = zip(self._dims, other._dims, strict=True)
+        return TensorShape([a if a is not None else b for a, b in pairs])
 
     def concatenate(self, other) -> TensorShape:
         other = as_shape(other)

@@ -111,7 +111,9 @@ class Tensor:
 
     def __index__(self) -> int:
         if not self._dtype.is_integer:
-            raise TypeError(f"Only integer tensors can be used as an index, not {self._dtype.name}.")
+            raise TypeError(
+                f"Only integer tensors can be used as an index, not {self._dtype.name}."
+            )
         return int(self._scalar("index"))
 
     def __format__(self, spec: str) -> str:
@@ -204,7 +206,15 @@ def check_same_dtype(op_name: str, *tensors: Tensor) -> dtypes.DType:
         if t._dtype != first:
             raise errors.InvalidArgumentError(
                 f"cannot compute {op_name} as input #{i}(zero-based) was expected to be a "
-                f"{first.name} tensor but is a {t._dtype.name} tensor; cast one side with "
-                "tf.cast first."
+                f"{_kernel_name(first)} tensor but is a {_kernel_name(t._dtype)} tensor; cast "
+                "one side with tf.cast first."
             )
     return first
+
+
+_KERNEL_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _kernel_name(dtype: dtypes.DType) -> str:
+    """The dtype's name as TF's runtime writes it in errors (``float``, ``double``)."""
+    return _KERNEL_NAMES.get(dtype.name, dtype.name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import inspect
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -85,7 +86,9 @@ class _VariableMeta(type):
             return super().__call__(*args, **kwargs)
         if len(args) > len(_INIT_PARAMS):
             raise TypeError(f"Variable takes at most {len(_INIT_PARAMS)} positional arguments.")
-        kwargs.update(zip(_INIT_PARAMS, args))
+        kwargs.update(zip(_INIT_PARAMS, args, strict=False))  # args may be fewer
+        # As TF: creators see every argument, the unspecified ones with their defaults.
+        kwargs = {**_creator_defaults(), **kwargs}
 
         def make(**kw):
             return super(_VariableMeta, cls).__call__(**kw)
@@ -94,6 +97,11 @@ class _VariableMeta(type):
         for outer_to_inner in state.variable_creators:
             creator = _chain(outer_to_inner, creator)
         return creator(**kwargs)
+
+
+def _creator_defaults() -> dict:
+    params = inspect.signature(Variable.__init__).parameters
+    return {name: params[name].default for name in _INIT_PARAMS}
 
 
 def _chain(creator: Callable, next_creator: Callable) -> Callable:
@@ -142,7 +150,9 @@ class Variable(metaclass=_VariableMeta):
             raise ValueError("initial_value must be specified (a value or a callable).")
         if callable(initial_value) and not isinstance(initial_value, Tensor):
             initial_value = initial_value()
-        self._synchronization = _as_enum(VariableSynchronization, synchronization, "synchronization")
+        self._synchronization = _as_enum(
+            VariableSynchronization, synchronization, "synchronization"
+        )
         self._aggregation = _as_enum(VariableAggregation, aggregation, "aggregation")
         if trainable is None:
             trainable = self._synchronization is not VariableSynchronization.ON_READ
@@ -223,7 +233,9 @@ class Variable(metaclass=_VariableMeta):
         """The current value as a tensor that tapes trace back to this variable."""
         for tape in state.tapes:
             tape._on_variable_read(self)
-        out = Tensor(self._value.copy(), self._dtype, self._device)
+        # No copy: the variable's array is never written in place (_write swaps in a new
+        # array), so a read-only alias is a snapshot of the value at this read.
+        out = Tensor(self._value, self._dtype, self._device)
         record("ReadVariableOp", [_VariableHandle(self._id)], [out], [_identity_vjp])
         return out
 
@@ -263,7 +275,8 @@ class Variable(metaclass=_VariableMeta):
         if self._constraint is not None:
             constrained = self._constraint(make_tensor(new, self._dtype))
             new = np.asarray(constrained, self._dtype.as_numpy_dtype)
-        self._value = np.array(new, dtype=self._dtype.as_numpy_dtype)
+        # A new array (or a read-only one nobody writes): never mutate self._value in place.
+        self._value = np.asarray(new, dtype=self._dtype.as_numpy_dtype)
         return self if read_value else None
 
     def assign(self, value, use_locking=None, name=None, read_value=True):

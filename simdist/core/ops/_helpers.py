@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from simdist import errors
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tensor import Tensor, check_same_dtype
 
-__all__ = ["as_tensors", "unbroadcast"]
+__all__ = ["as_tensors", "unbroadcast", "int_list", "normalize_axis"]
 
 
 def as_tensors(op_name: str, *values) -> list[Tensor]:
     """Convert an op's inputs the way TF's eager ops do.
 
     Non-tensor inputs (Python numbers, lists, NumPy arrays) take the dtype of the first input
-    that already is a tensor (or a variable); tensors must all share one dtype.
+    that already is a tensor (or a variable), else of the first input; tensors must all
+    share one dtype.
 
     Raises:
         InvalidArgumentError: two tensor inputs have different dtypes.
@@ -22,7 +24,9 @@ def as_tensors(op_name: str, *values) -> list[Tensor]:
     """
     anchor = next((v for v in values if isinstance(v, Tensor) or hasattr(v, "_to_tensor")), None)
     if anchor is None:
-        tensors = [convert_to_tensor(v) for v in values]
+        # As TF's eager ops: the first value fixes the dtype of the others.
+        first = convert_to_tensor(values[0])
+        tensors = [first] + [convert_to_tensor(v, dtype=first.dtype) for v in values[1:]]
     else:
         dtype = convert_to_tensor(anchor).dtype if not isinstance(anchor, Tensor) else anchor.dtype
         tensors = [
@@ -47,3 +51,26 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if lead:
         out = out.reshape(out.shape[lead:])
     return out.reshape(shape)
+
+
+def int_list(value, what: str) -> list[int]:
+    """A list of Python ints from an int, list, tuple, TensorShape or integer tensor."""
+    if isinstance(value, Tensor) or hasattr(value, "_to_tensor"):
+        arr = convert_to_tensor(value)._value
+    else:
+        if hasattr(value, "as_list"):  # a TensorShape
+            value = value.as_list()
+        arr = np.asarray(value)  # a list may hold scalar tensors: [tf.shape(x)[0], -1]
+    if arr.size and arr.dtype.kind not in "iu":
+        raise TypeError(f"{what} must hold integers, got {value!r}.")
+    return [int(v) for v in arr.reshape(-1)]
+
+
+def normalize_axis(axis, ndim: int, op: str) -> int:
+    """``axis`` in ``[0, ndim)``; InvalidArgumentError (naming ``op``) when out of range."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise errors.InvalidArgumentError(
+            f"Expected axis in the range [{-ndim}, {ndim}), but got {axis} [Op:{op}]."
+        )
+    return axis % ndim

@@ -1,0 +1,51 @@
+"""The ``simdist`` command: ``simdist demo`` (the main job) and ``simdist --version``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from simdist import demo
+
+    demo.run(
+        epochs=args.epochs,
+        num_train=args.train_size,
+        num_test=args.test_size,
+        batch_size=args.batch_size,
+        seed=args.seed,
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import simdist
+
+    parser = argparse.ArgumentParser(
+        prog="simdist",
+        description="Simulated multi-device testbed for tf.distribute semantics, on NumPy.",
+    )
+    parser.add_argument("--version", action="version", version=f"simdist {simdist.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="train the seeds' CNN and report it (the main job)")
+    demo.add_argument("--epochs", type=int, default=3)
+    demo.add_argument("--train-size", type=int, default=6000)
+    demo.add_argument("--test-size", type=int, default=1000)
+    demo.add_argument("--batch-size", type=int, default=64)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.set_defaults(handler=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    for name in ("epochs", "train_size", "batch_size"):
+        if getattr(args, name, 1) <= 0:
+            print(f"simdist: --{name.replace('_', '-')} must be positive", file=sys.stderr)
+            return 2
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""2-D convolution (``tf.nn.conv2d``) by im2col and one matrix product, with its gradients.
+
+Forward: the (padded) input's windows are copied into a contiguous ``cols`` matrix
+``[batch * out_h * out_w, k_h * k_w * in_channels]`` (one strided copy), and one BLAS
+matmul with the filters reshaped to ``[k_h * k_w * in_channels, out]`` gives the output.
+Backward: ``d_filters = cols^T @ dy`` (one matmul, reusing ``cols``); ``d_input`` is
+``dy @ filters^T`` scattered back (col2im) by a loop over the kernel offsets, never over
+pixels: per offset one ``dy @ filters[i, j]^T`` and one strided add. Arithmetic stays in
+the input dtype: float32 is never upcast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from simdist import errors
+from simdist.core.ops._helpers import as_tensors
+from simdist.core.ops._windows import Axis, normalize_pair, offset_slices, pad_hw, resolve_padding
+from simdist.core.tape import record
+from simdist.core.tensor import Tensor, make_tensor
+
+__all__ = ["conv2d", "convolution"]
+
+_FORMATS = ("NHWC", "NCHW")
+
+
+def _im2col(xp: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
+    """Windows of the padded NHWC input as a C-contiguous [N*Ho*Wo, kh*kw*C] matrix."""
+    n, c = xp.shape[0], xp.shape[3]
+    shape6 = (n, h.out, w.out, h.k, w.k, c)
+    if c == 1:  # one copy per kernel offset: contiguous source rows beat a 6-D strided copy
+        cols = np.empty(shape6, dtype=xp.dtype)
+        for i in range(h.k):
+            for j in range(w.k):
+                cols[:, :, :, i, j, :] = xp[offset_slices(i, j, h, w)]
+    else:  # one strided copy of all windows at once
+        sn, sh, sw, sc = xp.strides
+        strides6 = (sn, sh * h.stride, sw * w.stride, sh * h.dilation, sw * w.dilation, sc)
+        cols = as_strided(xp, shape6, strides6, writeable=False)
+    return cols.reshape(n * h.out * w.out, h.k * w.k * c)
+
+
+def _col2im(g2: np.ndarray, wv: np.ndarray, n: int, h: Axis, w: Axis) -> np.ndarray:
+    """``d_input`` (NHWC): for each kernel offset, ``dy @ W[i, j]^T`` added into its window.
+
+    One matmul per offset gives a contiguous block, whose strided add runs over whole rows.
+    """
+    c = wv.shape[2]
+    dxp = np.zeros((n, h.padded, w.padded, c), dtype=g2.dtype)
+    for i in range(h.k):
+        for j in range(w.k):
+            block = np.matmul(g2, wv[i, j].T).reshape(n, h.out, w.out, c)
+            dxp[offset_slices(i, j, h, w)] += block
+    return dxp[:, h.before : h.before + h.size, w.before : w.before + w.size, :]
+
+
+def conv2d_nhwc(
+    xv: np.ndarray, wv: np.ndarray, h: Axis, w: Axis
+) -> tuple[np.ndarray, object, object]:
+    """Convolve NHWC ``xv`` with HWIO ``wv``; returns ``(y, grad_input, grad_filter)``."""
+    n, c, out_c = xv.shape[0], xv.shape[3], wv.shape[3]
+    cols = _im2col(pad_hw(xv, h, w), h, w)
+    wm = wv.reshape(h.k * w.k * c, out_c)
+    y = np.matmul(cols, wm).reshape(n, h.out, w.out, out_c)
+
+    def grad_input(g: np.ndarray) -> np.ndarray:
+        return _col2im(g.reshape(-1, out_c), wv, n, h, w)
+
+    def grad_filter(g: np.ndarray) -> np.ndarray:
+        return np.matmul(cols.T, g.reshape(-1, out_c)).reshape(wv.shape)
+
+    return y, grad_input, grad_filter
+
+
+def _check_shapes(xs: tuple[int, ...], ws: tuple[int, ...]) -> None:
+    if len(xs) < 4:
+        raise errors.InvalidArgumentError(
+            f"conv2d input must be 4-dimensional [batch, height, width, channels] (more "
+            f"leading batch dimensions allowed), got shape {list(xs)}."
+        )
+    if len(ws) != 4:
+        raise errors.InvalidArgumentError(
+            "conv2d filters must be 4-dimensional [filter_height, filter_width, in_channels, "
+            f"out_channels], got shape {list(ws)}."
+        )
+
+
+def conv2d(
+    input,  # noqa: A002 - TF's argument name
+    filters,
+    strides,
+    padding,
+    data_format: str = "NHWC",
+    dilations=None,
+    name=None,
+) -> Tensor:
+    """2-D convolution (cross-correlation, as TF) of ``input`` with ``filters``.
+
+    Args:
+        input: ``[batch..., height, width, in_channels]`` (NHWC) or
+            ``[batch, in_channels, height, width]`` (NCHW).
+        filters: ``[filter_height, filter_width, in_channels, out_channels]``.
+        strides: an int, or a list of 1, 2 or 4 ints (see ``_windows``).
+        padding: ``"SAME"``, ``"VALID"``, or 4 explicit ``[before, after]`` pairs.
+        data_format: ``"NHWC"`` (default) or ``"NCHW"``.
+        dilations: an int or list like ``strides`` (default 1).
+
+    Returns:
+        The output, ``[batch..., out_height, out_width, out_channels]`` in NHWC.
+
+    Raises:
+        InvalidArgumentError: bad ranks, a channel mismatch, different dtypes, a bad
+            padding, or a window larger than the padded input.
+        ValueError: a bad ``data_format``, or ``strides``/``dilations`` of a bad length.
+    """
+    if data_format not in _FORMATS:
+        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}.")
+    x, f = as_tensors("Conv2D", input, filters)
+    if x.dtype.is_bool or not (x.dtype.is_floating or x.dtype.is_integer):
+        raise errors.InvalidArgumentError(f"Conv2D does not support dtype {x.dtype.name}.")
+    xv, wv = x._value, f._value
+    _check_shapes(xv.shape, wv.shape)
+    nchw = data_format == "NCHW"
+    if nchw and xv.ndim != 4:
+        raise errors.InvalidArgumentError(
+            f"conv2d with NCHW needs a 4-dimensional input, got shape {list(xv.shape)}."
+        )
+    lead = xv.shape[:-3]
+    x4 = xv.transpose(0, 2, 3, 1) if nchw else xv.reshape((-1,) + xv.shape[-3:])
+    kh, kw, in_c, out_c = wv.shape
+    if x4.shape[3] != in_c:
+        raise errors.InvalidArgumentError(
+            f"input depth {x4.shape[3]} must equal filter in_channels {in_c}: input shape "
+            f"{list(xv.shape)}, filters shape {list(wv.shape)} (filters are [height, width, "
+            "in_channels, out_channels]; grouped convolutions are not supported)."
+        )
+    stride_hw = normalize_pair(strides, "strides", data_format)
+    dilation_hw = normalize_pair(1 if dilations is None else dilations, "dilations", data_format)
+    h, w = resolve_padding(padding, x4.shape[1:3], (kh, kw), stride_hw, dilation_hw, data_format)
+    y4, grad_input, grad_filter = conv2d_nhwc(np.ascontiguousarray(x4), wv, h, w)
+    if nchw:
+        yv = np.ascontiguousarray(y4.transpose(0, 3, 1, 2))
+    else:
+        yv = y4.reshape(lead + y4.shape[1:])
+    out = make_tensor(yv, x.dtype)
+
+    def to_nhwc(g: np.ndarray) -> np.ndarray:
+        return g.transpose(0, 2, 3, 1) if nchw else g.reshape((-1,) + g.shape[-3:])
+
+    def grad_x(g: np.ndarray) -> np.ndarray:
+        dx4 = grad_input(np.ascontiguousarray(to_nhwc(g)))
+        return dx4.transpose(0, 3, 1, 2) if nchw else dx4.reshape(xv.shape)
+
+    def grad_f(g: np.ndarray) -> np.ndarray:
+        return grad_filter(np.ascontiguousarray(to_nhwc(g)))
+
+    record("Conv2D", [x, f], [out], [grad_x, grad_f])
+    return out
+
+
+def convolution(
+    input,  # noqa: A002 - TF's argument name
+    filters,
+    strides=None,
+    padding="VALID",
+    data_format=None,
+    dilations=None,
+    name=None,
+) -> Tensor:
+    """``tf.nn.convolution`` for the 2-D case (4-D inputs); other ranks are not supported.
+
+    Raises:
+        UnimplementedError: an input that is not 4-D.
+    """
+    (x,) = as_tensors("Conv2D", input)
+    rank = x._value.ndim
+    if rank != 4:
+        raise errors.UnimplementedError(
+            f"simdist's convolution supports 2-D convolution (4-D inputs) only, got rank {rank}."
+        )
+    return conv2d(
+        x,
+        filters,
+        1 if strides is None else strides,
+        padding,
+        data_format or "NHWC",
+        dilations,
+        name,
+    )

@@ -1,0 +1,231 @@
+"""2-D max and average pooling (``tf.nn.max_pool2d``, ``avg_pool2d``) with their gradients.
+
+Forward: windows are reduced with one strided slice per window offset (``np.maximum`` or
+``np.add`` into one buffer), never a loop over pixels. ``"SAME"`` padding is never chosen
+by max pooling (padded with -inf) and never counted by average pooling (each output
+divides by its number of real inputs), as TF.
+
+Gradients: average pooling spreads each output's gradient evenly over its real inputs; max
+pooling sends it to the *first* maximum of the window in row-major order (TF's
+MaxPoolGrad rule), so ties (the zeros after a relu) are broken deterministically.
+Non-overlapping ``"VALID"`` windows (stride == window, the Keras default) take a fast path
+on a reshaped view.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simdist import errors
+from simdist.core.ops._helpers import as_tensors
+from simdist.core.ops._windows import Axis, normalize_pair, offset_slices, pad_hw, resolve_padding
+from simdist.core.tape import record
+from simdist.core.tensor import Tensor, make_tensor
+
+__all__ = ["max_pool2d", "avg_pool2d", "max_pool", "avg_pool"]
+
+_FORMATS = ("NHWC", "NCHW")
+
+
+def _offsets(h: Axis, w: Axis):
+    return ((i, j) for i in range(h.k) for j in range(w.k))  # row-major: tie order
+
+
+def _non_overlapping(h: Axis, w: Axis) -> bool:
+    padded = h.before or h.after or w.before or w.after
+    return not padded and h.stride == h.k and w.stride == w.k
+
+
+def _blocks(xv: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
+    """Non-overlapping windows as a [N, Ho, kh, Wo, kw, C] view (the ragged edge dropped).
+
+    Splitting an axis in two never copies, so writing into the result writes into ``xv``.
+    """
+    n, c = xv.shape[0], xv.shape[3]
+    core = xv[:, : h.out * h.k, : w.out * w.k, :]
+    return core.reshape(n, h.out, h.k, w.out, w.k, c)
+
+
+def _crop(dxp: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
+    return dxp[:, h.before : h.before + h.size, w.before : w.before + w.size, :]
+
+
+def _max_forward(xv: np.ndarray, h: Axis, w: Axis) -> tuple[np.ndarray, np.ndarray]:
+    """``(y, padded input)`` for max pooling."""
+    fill = -np.inf if xv.dtype.kind == "f" else np.iinfo(xv.dtype).min
+    xp = pad_hw(xv, h, w, fill)
+    y = None
+    for i, j in _offsets(h, w):
+        window = xp[offset_slices(i, j, h, w)]
+        y = window.copy() if y is None else np.maximum(y, window, out=y)
+    return y, xp
+
+
+def _max_backward(g: np.ndarray, y: np.ndarray, xp: np.ndarray, h: Axis, w: Axis):
+    """Route each output's gradient to the first maximum of its window (row-major)."""
+    dxp = np.zeros(xp.shape, dtype=g.dtype)
+    if _non_overlapping(h, w):
+        hit = _blocks(xp, h, w) == y[:, :, None, :, None, :]
+        if np.count_nonzero(hit) != y.size:  # ties (zeros after a relu): keep the first
+            taken = np.zeros(y.shape, dtype=bool)
+            for i, j in _offsets(h, w):
+                this = hit[:, :, i, :, j, :]
+                np.logical_and(this, ~taken, out=this)
+                taken |= this
+        np.multiply(hit, g[:, :, None, :, None, :], out=_blocks(dxp, h, w))
+        return dxp
+    taken = np.zeros(y.shape, dtype=bool)
+    for i, j in _offsets(h, w):
+        sl = offset_slices(i, j, h, w)
+        hit = (xp[sl] == y) & ~taken
+        taken |= hit
+        dxp[sl] += np.where(hit, g, 0)
+    return _crop(dxp, h, w)
+
+
+def _counts(h: Axis, w: Axis, dtype) -> np.ndarray | float:
+    """How many real (unpadded) inputs each output window covers: [1, Ho, Wo, 1] or a number."""
+    if not (h.before or h.after or w.before or w.after):
+        return float(h.k * w.k)
+
+    def per_axis(a: Axis) -> np.ndarray:
+        start = np.arange(a.out) * a.stride - a.before
+        return np.minimum(start + a.k, a.size) - np.maximum(start, 0)
+
+    return np.multiply.outer(per_axis(h), per_axis(w)).astype(dtype)[None, :, :, None]
+
+
+def _avg_forward(xv: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
+    xp = pad_hw(xv, h, w, 0)
+    total = None
+    for i, j in _offsets(h, w):
+        window = xp[offset_slices(i, j, h, w)]
+        total = window.copy() if total is None else np.add(total, window, out=total)
+    return total / _counts(h, w, xv.dtype)
+
+
+def _avg_backward(g: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
+    share = (g / _counts(h, w, g.dtype)).astype(g.dtype, copy=False)
+    n, c = g.shape[0], g.shape[3]
+    dxp = np.zeros((n, h.padded, w.padded, c), dtype=g.dtype)
+    if _non_overlapping(h, w):
+        _blocks(dxp, h, w)[...] = share[:, :, None, :, None, :]
+        return dxp
+    for i, j in _offsets(h, w):
+        dxp[offset_slices(i, j, h, w)] += share
+    return _crop(dxp, h, w)
+
+
+def _pool(op: str, value, ksize, strides, padding, data_format: str, kind: str) -> Tensor:
+    if data_format not in _FORMATS:
+        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}.")
+    (x,) = as_tensors(op, value)
+    xv = x._value
+    if xv.ndim != 4:
+        raise errors.InvalidArgumentError(
+            f"{op}: input must be 4-dimensional [batch, height, width, channels], got shape "
+            f"{list(xv.shape)}."
+        )
+    if kind == "avg" and not x.dtype.is_floating:
+        raise errors.InvalidArgumentError(
+            f"{op} needs a float input (half, float, double), got {x.dtype.name}; tf.cast it."
+        )
+    if x.dtype.is_bool:
+        raise errors.InvalidArgumentError(f"{op} does not support dtype bool.")
+    nchw = data_format == "NCHW"
+    x4 = xv.transpose(0, 2, 3, 1) if nchw else xv
+    kernel = normalize_pair(ksize, "ksize", data_format)
+    stride_hw = normalize_pair(strides, "strides", data_format)
+    h, w = resolve_padding(
+        padding, x4.shape[1:3], kernel, stride_hw, data_format=data_format, allow_explicit=False
+    )
+    if kind == "max":
+        y4, xp = _max_forward(x4, h, w)
+    else:
+        y4 = _avg_forward(x4, h, w)
+    yv = np.ascontiguousarray(y4.transpose(0, 3, 1, 2) if nchw else y4)
+    out = make_tensor(yv, x.dtype)
+
+    def grad(g: np.ndarray) -> np.ndarray:
+        g4 = g.transpose(0, 2, 3, 1) if nchw else g
+        dx4 = _max_backward(g4, y4, xp, h, w) if kind == "max" else _avg_backward(g4, h, w)
+        return dx4.transpose(0, 3, 1, 2) if nchw else dx4
+
+    record(op, [x], [out], [grad])
+    return out
+
+
+def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=None) -> Tensor:  # noqa: A002
+    """The maximum of each ``ksize`` window (``tf.nn.max_pool2d``).
+
+    Args:
+        input: a 4-D tensor, NHWC (default) or NCHW.
+        ksize: window size: an int or a list of 1, 2 or 4 ints.
+        strides: window step, same forms.
+        padding: ``"VALID"`` or ``"SAME"``.
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Raises:
+        InvalidArgumentError: an input that is not 4-D, a bad padding, or a window larger
+            than the input under ``"VALID"``.
+        ValueError: ``ksize``/``strides`` of a bad length.
+    """
+    return _pool("MaxPool", input, ksize, strides, padding, data_format, "max")
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=None) -> Tensor:  # noqa: A002
+    """The mean of each ``ksize`` window, padding not counted (``tf.nn.avg_pool2d``).
+
+    Raises:
+        InvalidArgumentError: as :func:`max_pool2d`, and for integer inputs.
+    """
+    return _pool("AvgPool", input, ksize, strides, padding, data_format, "avg")
+
+
+def _nd_pool(op, fn, input, ksize, strides, padding, data_format) -> Tensor:  # noqa: A002
+    """``tf.nn.max_pool``/``avg_pool``: 4-D inputs pool in 2-D, 3-D inputs in 1-D."""
+    (x,) = as_tensors(op, input)
+    rank = x._value.ndim
+    if rank == 4:
+        return fn(x, ksize, strides, padding, data_format or "NHWC")
+    if rank != 3:
+        raise errors.UnimplementedError(
+            f"simdist's {op} supports 3-D (1-D pooling) and 4-D (2-D pooling) inputs, got "
+            f"rank {rank}."
+        )
+    fmt = data_format or "NWC"
+    if fmt not in ("NWC", "NCW"):
+        raise ValueError(f"data_format for a 3-D input must be 'NWC' or 'NCW', got {fmt!r}.")
+    k = _one_d(ksize, "ksize", fmt)
+    s = _one_d(strides, "strides", fmt)
+    axis = 2 if fmt == "NCW" else 1  # a height axis of 1 in front of the width axis
+    shape3 = x._value.shape
+    x4 = _reshape(x, shape3[:axis] + (1,) + shape3[axis:])
+    y4 = fn(x4, (1, k), (1, s), padding, "NCHW" if fmt == "NCW" else "NHWC")
+    return _reshape(y4, y4._value.shape[:axis] + y4._value.shape[axis + 1 :])
+
+
+def _reshape(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    out = make_tensor(x._value.reshape(shape), x.dtype)
+    old = x._value.shape
+    record("Reshape", [x], [out], [lambda g: g.reshape(old)])
+    return out
+
+
+def _one_d(value, name: str, fmt: str) -> int:
+    values = [int(v) for v in np.asarray(value).reshape(-1)]
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 3:
+        return values[2] if fmt == "NCW" else values[1]
+    raise ValueError(f"{name} should be of length 1 or 3 for 1-D pooling, got {values}.")
+
+
+def max_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+    """``tf.nn.max_pool``: 2-D max pooling of 4-D inputs, 1-D of 3-D inputs."""
+    return _nd_pool("MaxPool", max_pool2d, input, ksize, strides, padding, data_format)
+
+
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+    """``tf.nn.avg_pool``: 2-D average pooling of 4-D inputs, 1-D of 3-D inputs."""
+    return _nd_pool("AvgPool", avg_pool2d, input, ksize, strides, padding, data_format)

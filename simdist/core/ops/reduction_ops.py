@@ -1,0 +1,213 @@
+"""Reductions (``reduce_sum``, ``reduce_mean``, ``reduce_max``...) and ``argmax``/``argmin``.
+
+``axis`` may be ``None`` (every axis), an int, a list of ints, negative ints, or an integer
+tensor; ``keepdims`` keeps reduced axes with length 1. As TF: an integer ``reduce_mean``
+stays integer (the quotient truncates toward zero), and the gradient of ``reduce_max`` /
+``reduce_min`` is split equally among the elements that tie for the extreme.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simdist import errors
+from simdist.core import dtypes
+from simdist.core.convert import convert_to_tensor
+from simdist.core.tape import record
+from simdist.core.tensor import Tensor, make_tensor
+
+__all__ = [
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+    "reduce_all", "reduce_logsumexp", "argmax", "argmin",
+]  # fmt: skip
+
+
+def _axes(axis, ndim: int) -> tuple[int, ...]:
+    """Normalise ``axis`` to a sorted tuple of non-negative axes of an ``ndim`` input."""
+    if axis is None:
+        return tuple(range(ndim))
+    raw = np.asarray(axis._value if isinstance(axis, Tensor) else axis)
+    if raw.dtype.kind not in "iu" and raw.size:
+        raise TypeError(f"axis must be an int, a list of ints or an int tensor, got {axis!r}.")
+    out = []
+    for ax in raw.reshape(-1).tolist():
+        if not -ndim <= ax < ndim:
+            raise errors.InvalidArgumentError(
+                f"Invalid reduction dimension {ax} for input with {ndim} dimensions; use an "
+                f"axis in [{-ndim}, {ndim})."
+            )
+        out.append(ax % ndim)
+    return tuple(sorted(set(out)))
+
+
+def _input(op: str, x, kinds: str) -> Tensor:
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind not in kinds:
+        wanted = "bool" if kinds == "b" else "a number type"
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {x._dtype.name} is not in the list of allowed values "
+            f"[Op:{op}]; {op} needs {wanted} input."
+        )
+    return x
+
+
+def _dropped(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
+    """Give an upstream gradient back the reduced axes (as length-1 axes)."""
+    return g if keepdims else np.expand_dims(g, axes)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Sum over ``axis`` (all axes when ``None``), in the input's dtype."""
+    x = _input("Sum", input_tensor, "iuf")
+    xv = x._value
+    axes = _axes(axis, xv.ndim)
+    out = make_tensor(np.sum(xv, axis=axes, keepdims=keepdims, dtype=xv.dtype), x._dtype)
+    record("Sum", [x], [out], [lambda g: np.broadcast_to(_expand(g, axes, keepdims), xv.shape)])
+    return out
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Mean over ``axis``; for integer inputs the sum divided with truncation toward zero."""
+    x = _input("Mean", input_tensor, "iuf")
+    xv = x._value
+    axes = _axes(axis, xv.ndim)
+    count = int(np.prod([xv.shape[a] for a in axes], dtype=np.int64))
+    if x._dtype.is_integer:
+        total = np.sum(xv, axis=axes, keepdims=keepdims, dtype=xv.dtype)
+        if count == 0:
+            raise errors.InvalidArgumentError("Integer division by zero in Mean of an empty axis.")
+        quotient = (np.abs(total) // count) * np.sign(total)
+        return make_tensor(np.asarray(quotient, dtype=xv.dtype), x._dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = make_tensor(np.mean(xv, axis=axes, keepdims=keepdims, dtype=xv.dtype), x._dtype)
+
+    def grad(g):
+        scaled = _expand(g, axes, keepdims) / np.asarray(count, g.dtype)
+        return np.broadcast_to(scaled, xv.shape)
+
+    record("Mean", [x], [out], [grad])
+    return out
+
+
+def _extreme(op: str, input_tensor, axis, keepdims: bool, fn) -> Tensor:
+    x = _input(op, input_tensor, "iuf")
+    xv = x._value
+    axes = _axes(axis, xv.ndim)
+    if xv.size == 0 and any(xv.shape[a] == 0 for a in axes):
+        # TF returns the reduction's identity: -inf / +inf, or an integer dtype's extreme.
+        if x._dtype.is_floating:
+            fill = -np.inf if op == "Max" else np.inf
+        else:
+            fill = np.iinfo(xv.dtype).min if op == "Max" else np.iinfo(xv.dtype).max
+        shape = tuple(1 if i in axes else d for i, d in enumerate(xv.shape))
+        shape = shape if keepdims else _dropped(xv.shape, axes)
+        return make_tensor(np.full(shape, fill, xv.dtype), x._dtype)
+    kept = fn(xv, axis=axes, keepdims=True)
+    out = make_tensor(kept if keepdims else kept.reshape(_dropped(xv.shape, axes)), x._dtype)
+
+    def grad(g):
+        hits = xv == kept
+        counts = np.sum(hits, axis=axes, keepdims=True, dtype=g.dtype)
+        return hits * (_expand(g, axes, keepdims) / counts)
+
+    record(op, [x], [out], [grad])
+    return out
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Maximum over ``axis``; ties share the gradient equally."""
+    return _extreme("Max", input_tensor, axis, keepdims, np.max)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Minimum over ``axis``; ties share the gradient equally."""
+    return _extreme("Min", input_tensor, axis, keepdims, np.min)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Product over ``axis``; the gradient is exact also where inputs are zero."""
+    x = _input("Prod", input_tensor, "iuf")
+    xv = x._value
+    axes = _axes(axis, xv.ndim)
+    with np.errstate(over="ignore"):
+        out = make_tensor(np.prod(xv, axis=axes, keepdims=keepdims, dtype=xv.dtype), x._dtype)
+
+    def grad(g):
+        # Product of all other elements = exclusive cumprod from the left times from the
+        # right, along the reduced axes flattened into one (no division: zeros are fine).
+        others = [a for a in range(xv.ndim) if a not in axes]
+        perm = others + list(axes)
+        moved = np.transpose(xv, perm)
+        flat = moved.reshape(moved.shape[: len(others)] + (-1,))
+        ones = np.ones(flat.shape[:-1] + (1,), flat.dtype)
+        left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        partial = (left * right).reshape(moved.shape)
+        partial = np.transpose(partial, np.argsort(perm))
+        return partial * _expand(g, axes, keepdims)
+
+    record("Prod", [x], [out], [grad])
+    return out
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Logical OR over ``axis`` of a bool tensor."""
+    x = _input("Any", input_tensor, "b")
+    axes = _axes(axis, x._value.ndim)
+    return make_tensor(np.any(x._value, axis=axes, keepdims=keepdims), dtypes.bool)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Logical AND over ``axis`` of a bool tensor."""
+    x = _input("All", input_tensor, "b")
+    axes = _axes(axis, x._value.ndim)
+    return make_tensor(np.all(x._value, axis=axes, keepdims=keepdims), dtypes.bool)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, computed stably (shifted by the maximum)."""
+    x = _input("LogSumExp", input_tensor, "f")
+    xv = x._value
+    axes = _axes(axis, xv.ndim)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        shift = np.max(xv, axis=axes, keepdims=True) if xv.size else np.zeros((), xv.dtype)
+        shift = np.where(np.isfinite(shift), shift, 0).astype(xv.dtype)
+        kept = np.log(np.sum(np.exp(xv - shift), axis=axes, keepdims=True)) + shift
+    out = make_tensor(kept if keepdims else kept.reshape(_dropped(xv.shape, axes)), x._dtype)
+
+    def grad(g):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.exp(xv - kept) * _expand(g, axes, keepdims)
+
+    record("LogSumExp", [x], [out], [grad])
+    return out
+
+
+def _arg(op: str, input, axis, output_type, fn) -> Tensor:
+    x = _input(op, input, "iuf")
+    output_type = dtypes.as_dtype(output_type)
+    if output_type not in (dtypes.int32, dtypes.int64, dtypes.int16, dtypes.uint8):
+        raise TypeError(f"output_type must be an integer dtype, got {output_type.name}.")
+    axis = 0 if axis is None else axis
+    if np.ndim(axis._value if isinstance(axis, Tensor) else axis) != 0:
+        raise TypeError(f"{op} takes a single integer axis, got {axis!r}.")
+    (ax,) = _axes(axis, x._value.ndim)
+    if x._value.shape[ax] == 0:
+        raise errors.InvalidArgumentError(
+            f"Reduction axis {ax} is empty in shape {list(x._value.shape)} [Op:{op}]."
+        )
+    return make_tensor(fn(x._value, axis=ax).astype(output_type._np), output_type)
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+    """Index of the largest value along ``axis`` (default 0); the first one on ties."""
+    return _arg("ArgMax", input, axis, output_type, np.argmax)
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+    """Index of the smallest value along ``axis`` (default 0); the first one on ties."""
+    return _arg("ArgMin", input, axis, output_type, np.argmin)

@@ -1,0 +1,203 @@
+"""Indexing: ``tensor[...]`` (``getitem``), ``strided_slice``, ``gather``, with gradients.
+
+``tensor[key]`` accepts what TF accepts: Python ints, slices (with steps, possibly
+negative), ``...``, ``None`` (``tf.newaxis``) and scalar int32/int64 tensors, also as slice
+bounds. Lists, float indices and boolean masks raise TypeError, as in TF (use ``tf.gather``
+or ``tf.boolean_mask``). Results of basic indexing are views: nothing is copied.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from simdist import errors
+from simdist.core.convert import convert_to_tensor
+from simdist.core.tape import record
+from simdist.core.tensor import Tensor, make_tensor
+
+__all__ = ["getitem", "strided_slice", "gather", "gather_row", "newaxis"]
+
+newaxis = None  # tf.newaxis: inserts a length-1 axis in tensor[...]
+
+_SLICE_TYPE_ERROR = (
+    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+    "tf.int32/tf.int64 tensors are valid indices"
+)
+
+
+def _as_int(idx) -> int:
+    """A Python int from an index entry, or TypeError as TF raises it."""
+    if isinstance(idx, numbers.Integral):
+        return int(idx)
+    value = getattr(idx, "_value", None)
+    if hasattr(idx, "_to_tensor"):
+        value = convert_to_tensor(idx)._value
+    if value is None and isinstance(idx, np.ndarray):
+        value = idx
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype in (np.int32, np.int64):
+        return int(value)
+    raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
+
+
+def _slice_part(part):
+    return None if part is None else _as_int(part)
+
+
+def _numpy_key(key, shape: tuple[int, ...]) -> tuple:
+    """Validate a TF index and turn it into an equivalent NumPy basic-indexing tuple."""
+    spec = key if isinstance(key, tuple) else (key,)
+    np_key: list = []
+    for idx in spec:
+        if idx is None or idx is Ellipsis:
+            np_key.append(idx)
+        elif isinstance(idx, slice):
+            step = _slice_part(idx.step)
+            if step == 0:
+                raise errors.InvalidArgumentError(
+                    "slice step (stride) must be non-zero [Op:StridedSlice]."
+                )
+            np_key.append(slice(_slice_part(idx.start), _slice_part(idx.stop), step))
+        else:
+            np_key.append(_as_int(idx))
+    ellipses = sum(1 for k in np_key if k is Ellipsis)
+    if ellipses > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed; use at most one `...`.")
+    consumed = sum(1 for k in np_key if k is not None and k is not Ellipsis)
+    ndim = len(shape)
+    if consumed > ndim:
+        raise errors.InvalidArgumentError(
+            f"Index out of range using input dim {ndim}; input has only {ndim} dims "
+            "[Op:StridedSlice]; use fewer indices than the tensor has dimensions."
+        )
+    dim = 0
+    for k in np_key:
+        if k is Ellipsis:
+            dim += ndim - consumed
+        elif isinstance(k, int):
+            if not -shape[dim] <= k < shape[dim]:
+                raise errors.InvalidArgumentError(
+                    f"slice index {k} of dimension {dim} out of bounds [Op:StridedSlice]; the "
+                    f"dimension has size {shape[dim]}."
+                )
+            dim += 1
+        elif k is not None:
+            dim += 1
+    return tuple(np_key)
+
+
+def getitem(tensor, key) -> Tensor:
+    """``tensor[key]`` with TF's rules; the gradient scatters back into zeros.
+
+    Raises:
+        TypeError: an index that is not an int, slice, ``...``, ``None`` or scalar int tensor.
+        InvalidArgumentError: an integer index out of range, or too many indices.
+    """
+    x = convert_to_tensor(tensor)
+    xv = x._value
+    np_key = _numpy_key(key, xv.shape)
+    out = make_tensor(xv[np_key], x._dtype)
+
+    def grad(g):
+        dx = np.zeros(xv.shape, g.dtype)
+        dx[np_key] = g
+        return dx
+
+    record("StridedSlice", [x], [out], [grad])
+    return out
+
+
+def gather_row(tensor, i: int) -> Tensor:
+    """``tensor[i]`` for iteration over the first axis (``for row in tensor``)."""
+    return getitem(tensor, i)
+
+
+def _bit(mask: int, i: int) -> bool:
+    return bool((mask >> i) & 1)
+
+
+def strided_slice(
+    input_,
+    begin,
+    end,
+    strides=None,
+    begin_mask=0,
+    end_mask=0,
+    ellipsis_mask=0,
+    new_axis_mask=0,
+    shrink_axis_mask=0,
+    var=None,
+    name=None,
+) -> Tensor:
+    """``tf.strided_slice``: a slice given as begin/end/strides lists and bit masks.
+
+    Bit ``i`` of a mask applies to entry ``i``: ``begin_mask``/``end_mask`` ignore that
+    bound, ``ellipsis_mask`` makes the entry ``...``, ``new_axis_mask`` makes it ``None``,
+    ``shrink_axis_mask`` takes the single index ``begin[i]``.
+    """
+    begin = [_as_int(b) for b in np.asarray(convert_to_tensor(begin)._value).reshape(-1)]
+    end = [_as_int(e) for e in np.asarray(convert_to_tensor(end)._value).reshape(-1)]
+    if strides is None:
+        strides = [1] * len(begin)
+    strides = [_as_int(s) for s in np.asarray(convert_to_tensor(strides)._value).reshape(-1)]
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(
+            f"begin, end and strides must have the same length, got {len(begin)}, {len(end)} "
+            f"and {len(strides)}."
+        )
+    key: list = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides, strict=True)):
+        if _bit(ellipsis_mask, i):
+            key.append(Ellipsis)
+        elif _bit(new_axis_mask, i):
+            key.append(None)
+        elif _bit(shrink_axis_mask, i):
+            key.append(b)
+        else:
+            key.append(
+                slice(None if _bit(begin_mask, i) else b, None if _bit(end_mask, i) else e, s)
+            )
+    return getitem(input_, tuple(key))
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
+    """Rows (or slices along ``axis``) of ``params`` picked by integer ``indices``.
+
+    The output shape is ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``.
+    The gradient scatter-adds into zeros (repeated indices accumulate).
+
+    Raises:
+        InvalidArgumentError: an index outside ``[0, params.shape[axis])``.
+    """
+    p = convert_to_tensor(params)
+    idx = convert_to_tensor(indices)
+    if not idx._dtype.is_integer:
+        raise TypeError(f"gather indices must be int32 or int64, got {idx._dtype.name}.")
+    if batch_dims != 0:
+        raise ValueError("simdist's gather supports batch_dims=0 only.")
+    pv, iv = p._value, idx._value
+    axis = 0 if axis is None else _as_int(axis)
+    if not -pv.ndim <= axis < pv.ndim:
+        raise errors.InvalidArgumentError(
+            f"Expected axis in the range [{-pv.ndim}, {pv.ndim}), but got {axis} [Op:GatherV2]."
+        )
+    axis %= pv.ndim
+    size = pv.shape[axis]
+    bad = (iv < 0) | (iv >= size)
+    if np.any(bad):
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise errors.InvalidArgumentError(
+            f"indices{list(where)} = {int(iv[where])} is not in [0, {size}) [Op:GatherV2]."
+        )
+    out = make_tensor(np.take(pv, iv, axis=axis), p._dtype)
+    k = iv.ndim
+
+    def grad(g):
+        dx = np.zeros(pv.shape, g.dtype)
+        moved = np.moveaxis(g, list(range(axis, axis + k)), list(range(k)))
+        np.add.at(np.moveaxis(dx, axis, 0), iv, moved)
+        return dx
+
+    record("GatherV2", [p, idx], [out], [grad, None])
+    return out

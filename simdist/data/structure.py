@@ -1,0 +1,214 @@
+"""Dataset elements: nested NumPy structures, their ``TensorSpec``s, and conversions.
+
+Inside a pipeline an element is a nested structure of tuples, dicts and namedtuples whose
+leaves are NumPy arrays (strings: object arrays of ``bytes``). As in ``tf.data`` (and unlike
+``tf.nest``), a Python *list* is not a structure: it is a value that becomes one tensor.
+Dicts are flattened in sorted key order and rebuilt with their own key order.
+
+The element's type is its ``element_spec``: the same structure with a ``TensorSpec`` per
+leaf. Users see elements as ``simdist`` Tensors placed on the host CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from simdist import errors
+from simdist.core import dtypes, nest
+from simdist.core.convert import convert_to_tensor
+from simdist.core.device import canonical_name, current_device
+from simdist.core.shape import TensorShape
+from simdist.core.tensor import Tensor, make_tensor
+from simdist.core.tensor_spec import TensorSpec
+
+__all__ = [
+    "batch_spec",
+    "dummy_element",
+    "flatten",
+    "host_device",
+    "most_specific_spec",
+    "normalize",
+    "pack",
+    "spec_of",
+    "stack_elements",
+    "to_numpy",
+    "to_tensors",
+    "unbatch_spec",
+]
+
+
+def _is_structure(value: Any) -> bool:
+    return isinstance(value, (tuple, Mapping))
+
+
+def normalize(value: Any, what: str = "element") -> Any:
+    """Turn a user value into a dataset element (nested NumPy arrays).
+
+    Tuples, namedtuples and dicts are structure; everything else (tensors, variables,
+    NumPy arrays, Python numbers, strings and lists) becomes one array with TF's dtype rules
+    (Python float -> float32, int -> int32, NumPy dtypes kept, str -> bytes).
+
+    Raises:
+        TypeError: a leaf cannot become a tensor (``None``, an arbitrary object).
+    """
+    if isinstance(value, Mapping):
+        return {k: normalize(value[k], what) for k in value}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(normalize(v, what) for v in value))
+    if isinstance(value, tuple):
+        return tuple(normalize(v, what) for v in value)
+    return _leaf_array(value, what)
+
+
+def _leaf_array(value: Any, what: str) -> np.ndarray:
+    if isinstance(value, Tensor):
+        return value._value
+    if hasattr(value, "_to_tensor"):
+        return value._to_tensor(None)._value
+    if value is None:
+        raise TypeError(
+            f"A dataset {what} cannot contain None: every component must be a tensor or "
+            "something convertible to one."
+        )
+    if isinstance(value, list) and any(isinstance(v, (Tensor, list)) for v in value):
+        parts = [_leaf_array(v, what) for v in value]
+        try:
+            return np.stack(parts) if parts else np.zeros((0,), np.float32)
+        except ValueError as exc:
+            raise ValueError(f"Cannot make one tensor of a ragged list in the {what}.") from exc
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "US":
+        return _as_bytes(np.asarray(value).astype(object))
+    try:
+        arr = convert_to_tensor(value)._value
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"Cannot convert {value!r} (of type {type(value).__name__}) in the dataset {what} "
+            "to a tensor."
+        ) from exc
+    return _as_bytes(arr) if arr.dtype == object else arr
+
+
+def _as_bytes(arr: np.ndarray) -> np.ndarray:
+    """Strings in TF tensors are bytes: encode ``str`` items as UTF-8."""
+    flat = [v.encode("utf-8") if isinstance(v, str) else v for v in arr.ravel().tolist()]
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(arr.shape)
+
+
+def flatten(element: Any) -> list:
+    """``tf.nest.flatten`` of an element, with a fast path for arrays and flat tuples."""
+    if isinstance(element, np.ndarray):
+        return [element]
+    if type(element) is tuple and all(type(c) is np.ndarray for c in element):
+        return list(element)
+    return nest.flatten(element)
+
+
+def pack(template: Any, leaves: list) -> Any:
+    """``tf.nest.pack_sequence_as``, with a fast path for arrays and flat tuples."""
+    if isinstance(template, np.ndarray):
+        return leaves[0]
+    if type(template) is tuple and all(type(c) is np.ndarray for c in template):
+        return tuple(leaves)
+    return nest.pack_sequence_as(template, leaves)
+
+
+def spec_of(element: Any) -> Any:
+    """The ``TensorSpec`` structure describing ``element``."""
+    return nest.map_structure(lambda a: TensorSpec(a.shape, dtypes.as_dtype(a.dtype)), element)
+
+
+def host_device() -> str:
+    """The host CPU of the current device scope (where dataset elements live)."""
+    return canonical_name("CPU:0", current_device())
+
+
+def to_tensors(element: Any, device: str | None = None) -> Any:
+    """Wrap each NumPy leaf as a Tensor on ``device`` (the host CPU by default)."""
+    device = device or host_device()
+    return nest.map_structure(lambda a: make_tensor(a, device=device), element)
+
+
+def to_numpy(element: Any) -> Any:
+    """Leaves as ``Tensor.numpy()`` gives them: NumPy scalars for rank 0, else copies."""
+    return nest.map_structure(lambda a: a[()] if a.ndim == 0 else a.copy(), element)
+
+
+def batch_spec(spec: Any, size: int | None) -> Any:
+    """Each leaf spec with a new leading dimension ``size`` (None when unknown)."""
+    return nest.map_structure(
+        lambda s: TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype), spec
+    )
+
+
+def unbatch_spec(spec: Any) -> Any:
+    """Each leaf spec without its leading dimension.
+
+    Raises:
+        ValueError: a component is a scalar (nothing to unbatch).
+    """
+
+    def drop(s: TensorSpec) -> TensorSpec:
+        if s.shape.rank == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        return TensorSpec(s.shape[1:] if s.shape.rank is not None else None, s.dtype)
+
+    return nest.map_structure(drop, spec)
+
+
+def most_specific_spec(a: Any, b: Any, what: str = "dataset elements") -> Any:
+    """The spec that both ``a`` and ``b`` fit (differing dimensions become None).
+
+    Raises:
+        TypeError: the structures or dtypes differ.
+    """
+    try:
+        nest.assert_same_structure(a, b)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"Incompatible {what}:\n  {a}\nvs.\n  {b}") from exc
+    flat_a, flat_b = nest.flatten(a), nest.flatten(b)
+    if any(x.dtype != y.dtype for x, y in zip(flat_a, flat_b, strict=True)):
+        raise TypeError(f"Incompatible {what} (dtypes differ):\n  {a}\nvs.\n  {b}")
+    return nest.map_structure(lambda x, y: x.most_specific_compatible_type(y), a, b)
+
+
+def dummy_element(spec: Any, unknown_size: int, fill: int = 1) -> Any:
+    """An element fitting ``spec``: ``fill`` everywhere (strings: ``fill - 1`` x ``b"a"``,
+    bools: True); unknown dimensions take ``unknown_size``."""
+
+    def make(s: TensorSpec) -> np.ndarray:
+        shape = () if s.shape.rank is None else tuple(
+            unknown_size if d is None else d for d in s.shape
+        )
+        if s.dtype == dtypes.string:
+            return np.full(shape, b"a" * (fill - 1), dtype=object)
+        if s.dtype == dtypes.bool:
+            return np.ones(shape, dtype=bool)
+        return np.full(shape, fill, dtype=s.dtype.as_numpy_dtype)
+
+    return nest.map_structure(make, spec)
+
+
+def stack_elements(elements: list) -> Any:
+    """Stack a list of same-structure elements along a new leading axis (one batch).
+
+    Raises:
+        InvalidArgumentError: two elements have different shapes in one component.
+    """
+    flats = [flatten(e) for e in elements]
+    stacked = []
+    for i, first in enumerate(flats[0]):
+        column = [f[i] for f in flats]
+        for j, arr in enumerate(column):
+            if arr.shape != first.shape:
+                raise errors.InvalidArgumentError(
+                    f"Cannot batch tensors with different shapes in component {i}. First "
+                    f"element had shape {list(first.shape)} and element {j} had shape "
+                    f"{list(arr.shape)}. Use padded_batch, or make the shapes equal first."
+                )
+        stacked.append(np.stack(column))
+    return pack(elements[0], stacked)

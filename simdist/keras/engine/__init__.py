@@ -1,0 +1,1 @@
+"""Keras's engine: the Layer base class, Model for subclassing, Sequential, InputLayer."""

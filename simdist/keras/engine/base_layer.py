@@ -1,0 +1,377 @@
+"""``tf.keras.layers.Layer``: weights, sub-layer tracking, build-on-first-call, ``training``.
+
+What Keras 2 does, and simdist with it:
+
+* Assigning a layer, a variable, or a list/tuple/dict holding them to an attribute tracks it,
+  in assignment order (reassigning moves it to the end; dict entries in sorted-key order).
+  ``trainable_weights`` lists a layer's own weights (``add_weight`` and variable attributes,
+  in creation order) and then each sub-layer's, depth first, without duplicates.
+* The first call builds the layer from its input's shape (``build(input_shape)``), inside the
+  layer's name scope, so variables are named ``dense/kernel:0`` (``my_model/dense/kernel:0``
+  when an enclosing layer is calling it).
+* ``training=`` given to a call reaches every nested call that does not pass its own.
+* Floating inputs are cast to the layer's dtype (Keras's autocast); NumPy inputs become
+  tensors.
+* Weights are created with ``tf.Variable(...)``, so a strategy's ``variable_creator_scope``
+  sees every one of them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+
+import numpy as np
+
+from simdist.core import dtypes, nest
+from simdist.core.convert import convert_to_tensor
+from simdist.core.ops import math_ops
+from simdist.core.shape import TensorShape, as_shape
+from simdist.core.tensor import Tensor
+from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
+from simdist.keras import backend, initializers
+from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
+
+__all__ = ["Layer", "is_variable"]
+
+_ALLOWED_KWARGS = frozenset(
+    {"input_shape", "batch_input_shape", "batch_size", "input_dim", "weights", "autocast"}
+)
+
+
+class _CallContext(threading.local):
+    def __init__(self) -> None:
+        self.scopes: list = []  # (layer, name) of the layers being built or called
+        self.training: list = []  # the training value of each enclosing call
+
+
+_CTX = _CallContext()
+
+
+class Layer(AutoTrackable):
+    """The base class of every layer and model (``tf.keras.layers.Layer``).
+
+    Subclasses create weights in ``build(input_shape)`` with :meth:`add_weight` (or in
+    ``__init__`` when the shapes are known) and compute in ``call(inputs, ...)``.
+
+    Raises:
+        TypeError: an unknown keyword argument.
+    """
+
+    _OPENS_NAME_SCOPE = True  # Sequential turns this off, as Keras's Sequential does
+
+    def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs) -> None:
+        for key in kwargs:
+            if key not in _ALLOWED_KWARGS:
+                raise TypeError(f"Keyword argument not understood: {key!r}")
+        self._init_tracking()
+        init = object.__setattr__
+        init(self, "_losses", [])
+        init(self, "_metrics", [])
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"Layer name must be a string, got {name!r}.")
+        init(self, "_name", name or backend.unique_object_name(self._default_name()))
+        init(self, "_trainable", bool(trainable))
+        init(self, "_dtype", dtypes.as_dtype(dtype or backend.floatx()).name)
+        init(self, "_autocast", kwargs.get("autocast", True))
+        init(self, "_initial_weights", kwargs.get("weights"))
+        init(self, "_batch_input_shape", self._batch_shape_from(kwargs))
+        init(self, "built", False)
+        init(self, "dynamic", dynamic)
+        params = inspect.signature(self.call).parameters
+        init(self, "_expects_training_arg", "training" in params)
+
+    @classmethod
+    def _default_name(cls) -> str:
+        return backend.to_snake_case(cls.__name__)
+
+    @staticmethod
+    def _batch_shape_from(kwargs: dict):
+        if "batch_input_shape" in kwargs:
+            return tuple(kwargs["batch_input_shape"])
+        shape = kwargs.get("input_shape")
+        if shape is None and kwargs.get("input_dim") is not None:
+            shape = (kwargs["input_dim"],)
+        if shape is None:
+            return None
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        return (kwargs.get("batch_size"), *shape)
+
+    @property
+    def submodules(self) -> list:
+        return self._flatten_layers(include_self=False)
+
+    # --- identity -----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype
+
+    compute_dtype = variable_dtype = dtype
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        for layer in self._flatten_layers():
+            object.__setattr__(layer, "_trainable", bool(value))
+
+    # --- weights ------------------------------------------------------------------------
+    def add_weight(
+        self,
+        name=None,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable=None,
+        constraint=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
+        **kwargs,
+    ):
+        """Create a weight variable of this layer and track it.
+
+        Args:
+            name: the weight's name (``kernel``); the variable is ``<scope>/<name>:0``.
+            shape: its shape (``()`` when omitted).
+            dtype: its dtype (the layer's by default).
+            initializer: name or callable; default glorot_uniform for floats, zeros else.
+            trainable: default True, False for ``synchronization=ON_READ``.
+            synchronization, aggregation: passed to ``tf.Variable`` for strategies.
+
+        Raises:
+            ValueError: ``trainable=True`` with ``synchronization=ON_READ``.
+        """
+        shape = () if shape is None else tuple(as_shape(shape).as_list())
+        dtype = dtypes.as_dtype(dtype or self._dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = initializers.get(initializer)
+        sync = (
+            VariableSynchronization(synchronization)
+            if not isinstance(synchronization, VariableSynchronization)
+            else synchronization
+        )
+        if sync is VariableSynchronization.ON_READ:
+            if trainable:
+                raise ValueError(
+                    "Synchronization value can be set to VariableSynchronization.ON_READ only "
+                    "for non-trainable variables. You have specified trainable=True and "
+                    "synchronization=VariableSynchronization.ON_READ."
+                )
+            trainable = False
+        elif trainable is None:
+            trainable = True
+        variable = Variable(
+            initial_value=lambda: init(shape, dtype=dtype),
+            trainable=trainable,
+            name=self._weight_path(name or "Variable"),
+            dtype=dtype,
+            constraint=constraint,
+            synchronization=synchronization,
+            aggregation=aggregation,
+        )
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
+        if regularizer is not None:
+            self._losses.append(lambda: regularizer(variable))
+        return variable
+
+    def _weight_path(self, name: str) -> str:
+        names = [n for _, n in _CTX.scopes]
+        if not (_CTX.scopes and _CTX.scopes[-1][0] is self):
+            names.append(self._name)
+        return "/".join([*names, name])
+
+    @property
+    def trainable_weights(self) -> list:
+        if not self._trainable:
+            return []
+        children = [w for layer in self._direct_sublayers() for w in layer.trainable_weights]
+        return dedup(self._trainable_weights + children)
+
+    @property
+    def non_trainable_weights(self) -> list:
+        if self._trainable:
+            own = list(self._non_trainable_weights)
+            children = [w for x in self._direct_sublayers() for w in x.non_trainable_weights]
+        else:
+            own = self._trainable_weights + self._non_trainable_weights
+            children = [w for x in self._direct_sublayers() for w in x.weights]
+        return dedup(own + children)
+
+    @property
+    def weights(self) -> list:
+        return dedup(self.trainable_weights + self.non_trainable_weights)
+
+    variables = weights
+
+    @property
+    def trainable_variables(self) -> list:
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list:
+        return self.non_trainable_weights
+
+    def get_weights(self) -> list[np.ndarray]:
+        """The weights' current values as NumPy arrays, in :attr:`weights` order."""
+        return [np.array(convert_to_tensor(w)._value) for w in self.weights]
+
+    def set_weights(self, weights) -> None:
+        """Assign NumPy values to the weights, in :attr:`weights` order.
+
+        Raises:
+            ValueError: a different number of arrays, or a shape that does not match.
+        """
+        params = self.weights
+        weights = list(weights)
+        if len(params) != len(weights):
+            raise ValueError(
+                f'You called `set_weights(weights)` on layer "{self._name}" with a weight list '
+                f"of length {len(weights)}, but the layer was expecting {len(params)} weights. "
+                f"Provided weights: {str(weights)[:50]}..."
+            )
+        values = []
+        for param, value in zip(params, weights, strict=True):
+            ref_shape = tuple(param.shape)
+            given = tuple(np.shape(value))
+            if not as_shape(ref_shape).is_compatible_with(given):
+                raise ValueError(
+                    f"Layer {self._name} weight shape {ref_shape} is not compatible with "
+                    f"provided weight shape {given}."
+                )
+            values.append(np.asarray(value, dtype=param.dtype.as_numpy_dtype))
+        for param, value in zip(params, values, strict=True):
+            param.assign(value)
+
+    def count_params(self) -> int:
+        """The number of scalars in all weights.
+
+        Raises:
+            ValueError: the layer is not built yet.
+        """
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer {self._name}, but the layer isn't "
+                f"built. You can build it manually via: `{self._name}.build(batch_input_shape)`."
+            )
+        return int(sum(int(np.prod(tuple(w.shape))) for w in self.weights))
+
+    # --- losses -------------------------------------------------------------------------
+    def add_loss(self, loss) -> None:
+        """Add a loss tensor (or a zero-argument callable giving one) to :attr:`losses`."""
+        self._losses.append(loss)
+
+    @property
+    def losses(self) -> list:
+        out = []
+        for layer in self._flatten_layers():
+            for loss in layer._losses:
+                out.append(loss() if callable(loss) else loss)
+        return out
+
+    # --- building and calling -----------------------------------------------------------
+    def build(self, input_shape) -> None:
+        """Create the weights for inputs of ``input_shape``; the base class only marks built."""
+        self.built = True
+
+    build._is_default = True  # _maybe_build skips default builds (sub-layers build lazily)
+
+    def call(self, inputs, *args, **kwargs):
+        """The layer's computation; the base class returns its inputs."""
+        return inputs
+
+    def _maybe_build(self, input_shape) -> None:
+        if self.built:
+            return
+        if not getattr(self.build, "_is_default", False):
+            if self._OPENS_NAME_SCOPE:
+                _CTX.scopes.append((self, self._name))
+            try:
+                self.build(input_shape)
+            finally:
+                if self._OPENS_NAME_SCOPE:
+                    _CTX.scopes.pop()
+        object.__setattr__(self, "built", True)
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+            object.__setattr__(self, "_initial_weights", None)
+
+    def _convert_inputs(self, inputs):
+        def convert(x):
+            if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
+                x = convert_to_tensor(x)
+            if (
+                self._autocast
+                and isinstance(x, Tensor)
+                and x.dtype.is_floating
+                and x.dtype.name != self._dtype
+                and dtypes.as_dtype(self._dtype).is_floating
+            ):
+                x = math_ops.cast(x, self._dtype)
+            return x
+
+        return nest.map_structure(convert, inputs)
+
+    def __call__(self, *args, **kwargs):
+        """Convert and cast inputs, build on first call, then run ``call``.
+
+        ``training`` is passed on to ``call`` when it accepts it; when not given, the value
+        of the enclosing layer call is used.
+        """
+        if args:
+            inputs, args = args[0], args[1:]
+        elif "inputs" in kwargs:
+            inputs = kwargs.pop("inputs")
+        else:
+            raise ValueError(f"Layer {self._name} was called without inputs.")
+        inputs = self._convert_inputs(inputs)
+        training = kwargs.pop("training", None)
+        if training is None and _CTX.training:
+            training = _CTX.training[-1]
+        if self._expects_training_arg and training is not None:
+            kwargs["training"] = training
+        if not self.built:
+            shapes = nest.map_structure(
+                lambda t: t.shape if isinstance(t, Tensor) else TensorShape(np.shape(t)), inputs
+            )
+            self._maybe_build(shapes)
+        if self._OPENS_NAME_SCOPE:
+            _CTX.scopes.append((self, self._name))
+        _CTX.training.append(training)
+        try:
+            return self.call(inputs, *args, **kwargs)
+        finally:
+            _CTX.training.pop()
+            if self._OPENS_NAME_SCOPE:
+                _CTX.scopes.pop()
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape``, found by calling the layer on zeros.
+
+        Unknown dimensions are taken as 1 for the trial call and reported as ``None``.
+        """
+        shape = as_shape(input_shape).as_list()
+        probe = convert_to_tensor(np.zeros([1 if d is None else d for d in shape], self._dtype))
+        out = self(probe, training=False) if self._expects_training_arg else self(probe)
+        dims = list(out.shape)
+        if shape and shape[0] is None and dims:
+            dims[0] = None
+        return TensorShape(dims)
+
+    # --- config -------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        config = {"name": self._name, "trainable": self._trainable, "dtype": self._dtype}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)

@@ -1,0 +1,117 @@
+"""``tf.keras.Sequential``: a plain stack of layers, each feeding the next.
+
+When the first layer declares its input (``input_shape=`` or an ``InputLayer``), the model
+and every layer are built at construction, as Keras does; otherwise on the first call.
+Building propagates shapes with each layer's ``compute_output_shape``. As in Keras, the
+Sequential model opens no name scope of its own: its variables are ``dense/kernel:0``.
+"""
+
+from __future__ import annotations
+
+from simdist.core.shape import TensorShape, as_shape
+from simdist.keras.engine.base_layer import Layer
+from simdist.keras.engine.input_layer import InputLayer
+from simdist.keras.engine.training import Model
+
+__all__ = ["Sequential"]
+
+
+class Sequential(Model):
+    """``tf.keras.Sequential(layers=None, name=None)``.
+
+    Raises:
+        TypeError: an entry that is not a layer.
+        ValueError: two layers with the same name.
+    """
+
+    _OPENS_NAME_SCOPE = False
+
+    def __init__(self, layers=None, name=None) -> None:
+        super().__init__(name=name)
+        self._stack = []
+        self._input_layer = None
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self) -> list:
+        return list(self._stack)
+
+    def add(self, layer: Layer) -> None:
+        """Append ``layer``; build now when the model's input shape becomes known.
+
+        Raises:
+            TypeError: ``layer`` is not a Keras layer.
+            ValueError: a layer of this model already has ``layer``'s name.
+        """
+        if isinstance(layer, InputLayer):
+            if self._stack or self._input_layer is not None:
+                raise ValueError("An InputLayer can only be the first layer of a Sequential.")
+            self._input_layer = layer
+            self._set_input_shape(layer._batch_input_shape)
+            return
+        if not isinstance(layer, Layer):
+            raise TypeError(
+                "The added layer must be an instance of class Layer. "
+                f"Received: layer={layer!r} of type {type(layer)}."
+            )
+        if any(existing.name == layer.name for existing in self._stack):
+            raise ValueError(
+                "All layers added to a Sequential model should have unique names. Name "
+                f'"{layer.name}" is already the name of a layer in this model. Update the '
+                "`name` argument to pass a unique name."
+            )
+        self._stack.append(layer)
+        if len(self._stack) == 1 and self._input_layer is None and layer._batch_input_shape:
+            object.__setattr__(self, "_batch_input_shape", tuple(layer._batch_input_shape))
+        if self._batch_input_shape is not None:
+            self.build(self._batch_input_shape)
+
+    def pop(self) -> None:
+        """Remove the last layer.
+
+        Raises:
+            TypeError: the model has no layers.
+        """
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        self._stack.pop()
+
+    def _set_input_shape(self, batch_input_shape) -> None:
+        object.__setattr__(self, "_batch_input_shape", tuple(batch_input_shape))
+        if self._stack:
+            self.build(batch_input_shape)
+
+    def build(self, input_shape=None) -> None:
+        """Build every layer for ``input_shape`` (including the batch axis).
+
+        Raises:
+            ValueError: no input shape is given or known.
+        """
+        if input_shape is None:
+            input_shape = self._batch_input_shape
+        if input_shape is None:
+            raise ValueError(
+                "You must provide an `input_shape` argument (including the batch axis, e.g. "
+                "(None, 28, 28, 1))."
+            )
+        shape = as_shape(input_shape)
+        for layer in self._stack:
+            layer._maybe_build(shape)
+            shape = as_shape(layer.compute_output_shape(shape))
+        object.__setattr__(self, "built", True)
+
+    def call(self, inputs, training=None, mask=None):
+        outputs = inputs
+        for layer in self._stack:
+            if training is None:
+                outputs = layer(outputs)
+            else:
+                outputs = layer(outputs, training=training)
+        return outputs
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        shape = as_shape(input_shape)
+        for layer in self._stack:
+            shape = as_shape(layer.compute_output_shape(shape))
+        return shape

@@ -1,0 +1,116 @@
+"""Attribute tracking for Keras layers: which sub-layers and variables an object holds.
+
+Assigning a layer, a variable, or a list/tuple/dict holding them to an attribute records it,
+in assignment order; reassigning moves the attribute to the end (Keras deletes, then adds).
+Containers are walked when asked, so layers appended to a tracked list later are found too.
+Inside containers, lists and tuples keep their order and dicts are visited in sorted-key
+order (as ``tf.nest`` does). Variables assigned directly become the object's own weights.
+"""
+
+from __future__ import annotations
+
+from simdist.core.tensor import Tensor
+from simdist.core.variables import Variable
+
+__all__ = ["AutoTrackable", "is_variable", "dedup", "leaves"]
+
+
+def is_variable(value) -> bool:
+    """A ``tf.Variable`` or a variable-like object (a strategy's distributed variable)."""
+    if isinstance(value, Variable):
+        return True
+    return (
+        not isinstance(value, (AutoTrackable, Tensor))
+        and callable(getattr(value, "assign", None))
+        and hasattr(value, "trainable")
+        and hasattr(value, "_to_tensor")
+    )
+
+
+def dedup(items: list) -> list:
+    """``items`` without repeats (by identity), first occurrence kept."""
+    seen: set[int] = set()
+    out = []
+    for item in items:
+        if id(item) not in seen:
+            seen.add(id(item))
+            out.append(item)
+    return out
+
+
+def leaves(value) -> list:
+    """Trackables and variables inside ``value`` (lists/tuples in order, dicts by key)."""
+    out = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            try:
+                keys = sorted(item)
+            except TypeError:
+                keys = list(item)
+            stack.extend(item[k] for k in reversed(keys))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif isinstance(item, AutoTrackable) or is_variable(item):
+            out.append(item)
+    return out
+
+
+class AutoTrackable:
+    """Records sub-layers and variables as they are assigned to attributes."""
+
+    _TRACKS = True  # Metric turns this off: its variables are not a model's weights
+
+    def _init_tracking(self) -> None:
+        init = object.__setattr__
+        init(self, "_tracked", {})  # attribute name -> tracked value, in assignment order
+        init(self, "_trainable_weights", [])
+        init(self, "_non_trainable_weights", [])
+
+    def __setattr__(self, name: str, value) -> None:
+        if "_tracked" not in self.__dict__:
+            raise RuntimeError(
+                f"It looks like you are subclassing `{type(self).__name__}` and forgot to call "
+                "`super().__init__()`. Call it first thing in `__init__`."
+            )
+        if name in self._tracked:
+            self._untrack(name)
+        if isinstance(value, (AutoTrackable, list, tuple, dict)) or is_variable(value):
+            self._tracked[name] = value
+            for leaf in leaves(value):
+                if is_variable(leaf):
+                    own = self._trainable_weights if leaf.trainable else self._non_trainable_weights
+                    if not any(w is leaf for w in own):
+                        own.append(leaf)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._untrack(name)
+        object.__delattr__(self, name)
+
+    def _untrack(self, name: str) -> None:
+        old = self._tracked.pop(name, None)
+        if old is None:
+            return
+        for leaf in leaves(old):
+            if is_variable(leaf):
+                for own in (self._trainable_weights, self._non_trainable_weights):
+                    own[:] = [w for w in own if w is not leaf]
+
+    def _direct_sublayers(self) -> list:
+        layers = [leaf for v in self._tracked.values() for leaf in leaves(v)]
+        return dedup([x for x in layers if isinstance(x, AutoTrackable) and x._TRACKS])
+
+    def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list:
+        """Self (optionally) and sub-layers, depth first, each once."""
+        out = [self] if include_self else []
+        stack = list(reversed(self._direct_sublayers()))
+        while stack:
+            layer = stack.pop()
+            if layer is self or any(x is layer for x in out):
+                continue
+            out.append(layer)
+            if recursive:
+                stack.extend(reversed(layer._direct_sublayers()))
+        return out

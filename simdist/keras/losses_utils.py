@@ -1,0 +1,136 @@
+"""Loss reductions (``tf.keras.losses.Reduction``) and sample weighting, as Keras 2 does them.
+
+A loss class first computes a per-example loss (pointwise losses already average over the
+last axis), multiplies it by ``sample_weight`` (broadcast after matching ranks), then
+reduces: ``NONE`` keeps the per-example values, ``SUM`` adds them, ``SUM_OVER_BATCH_SIZE``
+divides that sum by the number of elements (not by the sum of weights), and ``AUTO`` means
+``SUM_OVER_BATCH_SIZE`` outside a distribution strategy. The arithmetic is done in float32
+and the result is cast back to the per-example loss's dtype.
+"""
+
+from __future__ import annotations
+
+from simdist.core import dtypes
+from simdist.core.context import state
+from simdist.core.convert import convert_to_tensor
+from simdist.core.ops import array_ops, math_ops, reduction_ops
+from simdist.core.tensor import Tensor
+
+__all__ = [
+    "ReductionV2",
+    "Reduction",
+    "compute_weighted_loss",
+    "reduce_weighted_loss",
+    "squeeze_or_expand_dimensions",
+    "remove_squeezable_dimensions",
+    "in_strategy",
+]
+
+
+class ReductionV2:
+    """Names of the reductions a loss object can apply to its per-example losses."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls) -> tuple[str, ...]:
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key) -> None:
+        """Raises ValueError for a reduction name that is not one of :meth:`all`."""
+        if key not in cls.all():
+            raise ValueError(
+                f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"; use '
+                "tf.keras.losses.Reduction.NONE, SUM, SUM_OVER_BATCH_SIZE or AUTO."
+            )
+
+
+Reduction = ReductionV2
+
+
+def in_strategy() -> bool:
+    """True inside a ``tf.distribute`` strategy's scope or replica function."""
+    return state.replica_context is not None or bool(state.strategy_stack)
+
+
+def remove_squeezable_dimensions(labels: Tensor, predictions: Tensor, expected_rank_diff=0):
+    """Drop a trailing size-1 axis from whichever side has one axis more than expected."""
+    rank_diff = predictions.shape.rank - labels.shape.rank
+    if rank_diff == expected_rank_diff + 1 and predictions.shape[-1] == 1:
+        predictions = array_ops.squeeze(predictions, [-1])
+    elif rank_diff == expected_rank_diff - 1 and labels.shape[-1] == 1:
+        labels = array_ops.squeeze(labels, [-1])
+    return labels, predictions
+
+
+def squeeze_or_expand_dimensions(y_pred: Tensor, y_true=None, sample_weight=None):
+    """Match ranks as Keras does before a loss or a weighting.
+
+    ``y_pred`` and ``y_true`` differing by one trailing size-1 axis lose it; a
+    ``sample_weight`` one axis shorter than ``y_pred`` gains a trailing axis, one axis longer
+    with a trailing 1 loses it. Returns ``(y_pred, y_true, sample_weight)``.
+    """
+    if y_true is not None:
+        y_true, y_pred = remove_squeezable_dimensions(y_true, y_pred)
+    if sample_weight is None:
+        return y_pred, y_true, None
+    weights_rank = sample_weight.shape.rank
+    if weights_rank == 0:
+        return y_pred, y_true, sample_weight
+    rank_diff = weights_rank - y_pred.shape.rank
+    if rank_diff == 1 and sample_weight.shape[-1] == 1:
+        sample_weight = array_ops.squeeze(sample_weight, [-1])
+    elif rank_diff == -1:
+        sample_weight = array_ops.expand_dims(sample_weight, -1)
+    return y_pred, y_true, sample_weight
+
+
+def reduce_weighted_loss(weighted_losses: Tensor, reduction: str = ReductionV2.SUM_OVER_BATCH_SIZE):
+    """Apply ``reduction`` (not ``AUTO``) to already weighted per-example losses."""
+    if reduction == ReductionV2.NONE:
+        return weighted_losses
+    total = reduction_ops.reduce_sum(weighted_losses)
+    if reduction == ReductionV2.SUM_OVER_BATCH_SIZE:
+        count = weighted_losses.shape.num_elements()
+        # an empty batch gives 0 (Keras divides with divide_no_nan)
+        total = (
+            math_ops.multiply(total, 0.0) if count == 0 else math_ops.divide(total, float(count))
+        )
+    return total
+
+
+def compute_weighted_loss(
+    losses, sample_weight=None, reduction: str = ReductionV2.SUM_OVER_BATCH_SIZE
+) -> Tensor:
+    """Weight per-example ``losses`` by ``sample_weight`` (default 1) and reduce them.
+
+    Args:
+        losses: per-example losses, any shape.
+        sample_weight: ``None``, a scalar, or a tensor that broadcasts to ``losses`` after
+            rank matching (see :func:`squeeze_or_expand_dimensions`).
+        reduction: a :class:`ReductionV2` name; ``AUTO`` means ``SUM_OVER_BATCH_SIZE``.
+
+    Returns:
+        The reduced loss, in the dtype of ``losses``.
+
+    Raises:
+        ValueError: an unknown reduction.
+    """
+    ReductionV2.validate(reduction)
+    if reduction == ReductionV2.AUTO:
+        reduction = ReductionV2.SUM_OVER_BATCH_SIZE
+    losses = convert_to_tensor(losses)
+    input_dtype = losses.dtype
+    losses = math_ops.cast(losses, dtypes.float32)
+    if sample_weight is None:
+        weighted = losses
+    else:
+        weight = math_ops.cast(convert_to_tensor(sample_weight), dtypes.float32)
+        losses, _, weight = squeeze_or_expand_dimensions(losses, None, weight)
+        weighted = math_ops.multiply(losses, weight)
+    loss = reduce_weighted_loss(weighted, reduction)
+    return math_ops.cast(loss, input_dtype)

@@ -1,0 +1,321 @@
+"""``tf.keras.optimizers.Optimizer``: the update loop shared by SGD, Adam and friends.
+
+``apply_gradients`` runs, in order:
+
+1. drop ``(None, var)`` pairs with a warning naming the variables (all None: ValueError);
+2. ``_aggregate_gradients``: inside a strategy's replica function, sum the gradients over
+   replicas with ``replica_context.all_reduce("sum", grads)``; elsewhere, leave them;
+3. clip (``clipnorm`` per gradient, or ``global_clipnorm``, then ``clipvalue``);
+4. ``_distributed_apply``: create slots lazily, update each variable with the subclass's
+   ``_update_step`` at the learning rate of the current step, then ``iterations += 1``.
+
+Strategies plug in at steps 2 and 4. Updates are computed in the variable's dtype and
+written through the variable's ``assign*`` methods.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from simdist.core import dtypes
+from simdist.core.context import state
+from simdist.core.convert import convert_to_tensor
+from simdist.core.tape import GradientTape
+from simdist.core.variables import Variable, VariableAggregation
+from simdist.keras import backend
+from simdist.keras.optimizers.schedules import LearningRateSchedule
+
+__all__ = ["Optimizer"]
+
+
+class _CallableList(list):
+    """A list that also answers ``()``: ``opt.variables`` and ``opt.variables()`` both work."""
+
+    def __call__(self) -> list:
+        return list(self)
+
+
+def _array(value) -> np.ndarray:
+    return np.asarray(convert_to_tensor(value)._value)
+
+
+def _l2(a: np.ndarray) -> float:
+    return float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
+
+
+class Optimizer:
+    """Base class of the Keras optimizers.
+
+    Args:
+        name: prefix of the slot variables' names.
+        learning_rate: a float, a zero-argument callable, or a ``LearningRateSchedule``
+            (called with the current ``iterations``).
+        clipnorm: clip each gradient to this L2 norm.
+        clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
+        global_clipnorm: clip all gradients together to this global L2 norm.
+
+    Raises:
+        ValueError: both ``clipnorm`` and ``global_clipnorm``, or a negative clip value.
+        TypeError: an unknown keyword argument.
+    """
+
+    _HAS_SLOTS = ()
+
+    def __init__(
+        self,
+        name: str,
+        learning_rate=0.001,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        **kwargs,
+    ) -> None:
+        if "lr" in kwargs:
+            warnings.warn("`lr` is deprecated; use `learning_rate`.", stacklevel=3)
+            learning_rate = kwargs.pop("lr")
+        if kwargs:
+            raise TypeError(f"Unexpected keyword argument(s) for {name}: {sorted(kwargs)}.")
+        if clipnorm is not None and global_clipnorm is not None:
+            raise ValueError(
+                "At most one of `clipnorm` and `global_clipnorm` can be set. Received: "
+                f"clipnorm={clipnorm}, global_clipnorm={global_clipnorm}."
+            )
+        for key, value in (
+            ("clipnorm", clipnorm),
+            ("clipvalue", clipvalue),
+            ("global_clipnorm", global_clipnorm),
+        ):
+            if value is not None and value < 0:
+                raise ValueError(f"`{key}` must be non-negative, received {key}={value}.")
+        self._name = name
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        self._iterations = Variable(
+            0,
+            name="iteration",
+            dtype=dtypes.int64,
+            trainable=False,
+            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
+        )
+        self._learning_rate = self._build_learning_rate(learning_rate)
+        self._slots: dict = {}  # variable.ref() -> {slot name: slot variable}
+        self._variables = _CallableList([self._iterations])
+
+    # --- hyperparameters ----------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def iterations(self) -> Variable:
+        """Number of ``apply_gradients`` calls so far (an int64 variable)."""
+        return self._iterations
+
+    @staticmethod
+    def _build_learning_rate(learning_rate):
+        if isinstance(learning_rate, LearningRateSchedule) or callable(learning_rate):
+            return learning_rate
+        return Variable(
+            float(learning_rate), name="learning_rate", dtype=backend.floatx(), trainable=False
+        )
+
+    @property
+    def learning_rate(self):
+        """The learning-rate variable (or the schedule / callable that was given)."""
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        if isinstance(self._learning_rate, Variable) and not callable(value):
+            self._learning_rate.assign(float(value))
+        else:
+            self._learning_rate = self._build_learning_rate(value)
+
+    lr = learning_rate
+
+    def _current_learning_rate(self) -> float:
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            return float(_array(lr(self._iterations)))
+        if callable(lr) and not isinstance(lr, Variable):
+            return float(_array(lr()))
+        return float(_array(lr))
+
+    @property
+    def variables(self) -> _CallableList:
+        """``iterations`` and the slot variables, in creation order."""
+        return self._variables
+
+    # --- slots --------------------------------------------------------------------------
+    def _create_slot(self, var, slot_name: str):
+        """A zero-initialised slot for ``var`` (``tf.Variable``, so strategies see it)."""
+        base = var.name[:-2] if var.name.endswith(":0") else var.name
+        slot = Variable(
+            np.zeros(tuple(var.shape), var.dtype.as_numpy_dtype),
+            name=f"{self._name}/{base}/{slot_name}",
+            dtype=var.dtype,
+            trainable=False,
+        )
+        self._variables.append(slot)
+        return slot
+
+    def _slots_for(self, var) -> dict:
+        slots = self._slots.get(var.ref())
+        if slots is None:
+            slots = {name: self._create_slot(var, name) for name in self._slot_names()}
+            self._slots[var.ref()] = slots
+        return slots
+
+    def _slot_names(self) -> tuple[str, ...]:
+        return self._HAS_SLOTS
+
+    def build(self, var_list) -> None:
+        """Create the slots of every variable in ``var_list`` now (before the first step)."""
+        for var in var_list:
+            self._slots_for(var)
+
+    def get_slot_names(self) -> list[str]:
+        return list(self._slot_names())
+
+    def get_slot(self, var, slot_name: str):
+        """The slot ``slot_name`` of ``var``.
+
+        Raises:
+            KeyError: ``var`` has no slots yet, or no slot of that name.
+        """
+        slots = self._slots.get(var.ref())
+        if slots is None or slot_name not in slots:
+            raise KeyError(
+                f"No slot {slot_name!r} for variable {var.name}; slots are created by the "
+                f"first apply_gradients (or build). Slot names: {self.get_slot_names()}."
+            )
+        return slots[slot_name]
+
+    # --- the update loop ----------------------------------------------------------------
+    def minimize(self, loss, var_list, tape=None):
+        """Compute gradients of ``loss`` for ``var_list`` and apply them.
+
+        Args:
+            loss: a zero-argument callable returning the loss, or a loss tensor computed
+                under ``tape``.
+            var_list: variables (or a callable returning them).
+            tape: the ``GradientTape`` that recorded a tensor ``loss``.
+
+        Raises:
+            ValueError: a tensor ``loss`` without ``tape``.
+        """
+        if not callable(loss) and tape is None:
+            raise ValueError(
+                f"`tape` is required when a `Tensor` loss is passed. Received: loss={loss!r}, "
+                "tape=None."
+            )
+        if callable(loss):
+            tape = tape if tape is not None else GradientTape()
+            with tape:
+                if not callable(var_list):
+                    tape.watch(var_list)
+                loss = loss()
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(var_list)
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list, strict=True))
+
+    def apply_gradients(
+        self,
+        grads_and_vars,
+        name=None,
+        skip_gradients_aggregation=False,
+        experimental_aggregate_gradients=True,
+    ):
+        """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
+
+        Raises:
+            ValueError: no pairs, or no gradient for any variable.
+        """
+        pairs = list(grads_and_vars)
+        if not pairs:
+            raise ValueError("`grads_and_vars` is empty: pass (gradient, variable) pairs.")
+        missing = [v for g, v in pairs if g is None]
+        kept = [(g, v) for g, v in pairs if g is not None]
+        if not kept:
+            raise ValueError(
+                f"No gradients provided for any variable: {[v.name for _, v in pairs]}. "
+                "Check that the loss depends on the variables and was computed under the "
+                "GradientTape."
+            )
+        if missing:
+            warnings.warn(
+                f"Gradients do not exist for variables {[v.name for v in missing]} when "
+                "minimizing the loss; they are left unchanged.",
+                stacklevel=2,
+            )
+        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in kept]
+        if not skip_gradients_aggregation and experimental_aggregate_gradients:
+            kept = self._aggregate_gradients(kept)
+        grads = self._clip_gradients([g for g, _ in kept])
+        self._distributed_apply(list(zip(grads, [v for _, v in kept], strict=True)))
+        return self._iterations
+
+    def _aggregate_gradients(self, grads_and_vars: list) -> list:
+        """Sum gradients over replicas when called in a replica context, else unchanged."""
+        ctx = state.replica_context
+        if ctx is None:
+            return grads_and_vars
+        grads = ctx.all_reduce("sum", [g for g, _ in grads_and_vars])
+        return list(zip(grads, [v for _, v in grads_and_vars], strict=True))
+
+    def _clip_gradients(self, grads: list) -> list[np.ndarray]:
+        arrays = [_array(g) for g in grads]
+        if self.clipnorm is not None and self.clipnorm > 0:
+            scales = [self.clipnorm / max(_l2(a), self.clipnorm) for a in arrays]
+            arrays = [a * a.dtype.type(s) for a, s in zip(arrays, scales, strict=True)]
+        elif self.global_clipnorm is not None and self.global_clipnorm > 0:
+            norm = float(np.sqrt(sum(_l2(a) ** 2 for a in arrays)))
+            scale = self.global_clipnorm / max(norm, self.global_clipnorm)
+            arrays = [a * a.dtype.type(scale) for a in arrays]
+        if self.clipvalue is not None:
+            arrays = [np.clip(a, -self.clipvalue, self.clipvalue).astype(a.dtype) for a in arrays]
+        return arrays
+
+    def _distributed_apply(self, grads_and_vars: list) -> None:
+        """Update every variable with its gradient, then count the step."""
+        lr = self._current_learning_rate()
+        for grad, var in grads_and_vars:
+            slots = self._slots_for(var)
+            dtype = var.dtype.as_numpy_dtype
+            self._update_step(np.asarray(grad, dtype), var, slots, dtype(lr))
+        self._iterations.assign_add(1)
+
+    def _update_step(self, grad: np.ndarray, var, slots: dict, lr) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must implement _update_step.")
+
+    # --- config -------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            lr_config = {"class_name": type(lr).__name__, "config": lr.get_config()}
+        elif isinstance(lr, Variable):
+            lr_config = float(lr.numpy())
+        else:
+            lr_config = lr
+        return {
+            "name": self._name,
+            "learning_rate": lr_config,
+            "clipnorm": self.clipnorm,
+            "clipvalue": self.clipvalue,
+            "global_clipnorm": self.global_clipnorm,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict):
+        from simdist.keras.optimizers import schedules
+
+        config = dict(config)
+        lr = config.get("learning_rate")
+        if isinstance(lr, dict):
+            config["learning_rate"] = schedules.deserialize(lr)
+        return cls(**config)

@@ -1,0 +1,14 @@
+"""``tf.random``: the global seed and seeded random ops (TF's seed rules, deterministic).
+
+This module only re-exports; the ops and the seed rules live in ``simdist.core.random``.
+"""
+
+from simdist.core.random import categorical as categorical
+from simdist.core.random import normal as normal
+from simdist.core.random import set_seed as set_seed
+from simdist.core.random import shuffle as shuffle
+from simdist.core.random import stateless_normal as stateless_normal
+from simdist.core.random import stateless_truncated_normal as stateless_truncated_normal
+from simdist.core.random import stateless_uniform as stateless_uniform
+from simdist.core.random import truncated_normal as truncated_normal
+from simdist.core.random import uniform as uniform

@@ -1,0 +1,60 @@
+"""The distribution ships every package, and reference/ stays independent of simdist."""
+
+import ast
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - 3.10
+    tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml on 3.10 needs tomli")
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    listed = set(_pyproject()["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "simdist").rglob("__init__.py")
+    }
+    found.add("simdist_reference")
+    assert found == listed, f"missing: {sorted(found - listed)}, stale: {sorted(listed - found)}"
+
+
+def test_runtime_dependency_is_numpy_only():
+    deps = _pyproject()["project"]["dependencies"]
+    assert [d.split(">")[0].split("=")[0].strip() for d in deps] == ["numpy"]
+
+
+def test_reference_imports_numpy_only():
+    allowed = {"numpy", "__future__", "dataclasses", "enum", "itertools", "math", "typing",
+               "collections", "functools", "json", "fnmatch", "simdist_reference"}
+    for path in (ROOT / "reference").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else []
+            else:
+                continue
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
+
+
+def test_import_simdist_needs_numpy_alone():
+    import subprocess
+
+    code = (
+        "import sys, simdist;"
+        "bad = [m for m in ('hypothesis', 'mpi4py', 'tensorflow', 'pytest') if m in sys.modules];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
