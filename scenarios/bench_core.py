@@ -93,7 +93,7 @@ def simdist_step(batch: int):
                 loss_object(labels, model(images, training=True)), global_batch_size=batch
             )
         grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
 
     return step
 
@@ -123,9 +123,11 @@ def tensorflow_step(batch: int):
     @tf.function
     def step(x, y):
         with tf.GradientTape() as tape:
-            loss = tf.nn.compute_average_loss(loss_object(y, model(x, training=True)), global_batch_size=batch)
+            loss = tf.nn.compute_average_loss(
+                loss_object(y, model(x, training=True)), global_batch_size=batch
+            )
         grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
         return loss
 
     x, y = tf.constant(images), tf.constant(labels)
@@ -170,7 +172,12 @@ def main() -> None:
     header = ("what", "ms/step", "GFLOP/step", "GFLOP/s", "of GEMM rate")
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
-        print("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        print(
+            "  ".join(
+                str(c).rjust(w) if i else str(c).ljust(w)
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
     print()
     print(f"simdist attains {100 * sd_gflops / gemm:.0f}% of the GEMM rate (goal >= 35%).")
     if tf_result is not None:

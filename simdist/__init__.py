@@ -7,6 +7,7 @@ packages, ``simdist.distribute``; simdist's own additions live under ``simdist.s
 
 from simdist import config as config
 from simdist import data as data
+from simdist import distribute as distribute
 from simdist import errors as errors
 from simdist import keras as keras
 from simdist import linalg as linalg

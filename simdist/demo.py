@@ -70,7 +70,7 @@ def run(
             per_example_loss = loss_object(labels, predictions)
             loss = tf.nn.compute_average_loss(per_example_loss, global_batch_size=batch_size)
         gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables, strict=True))
         train_accuracy.update_state(labels, predictions)
         return loss
 
@@ -108,6 +108,8 @@ def run(
         for metric in (train_accuracy, test_accuracy, test_loss):
             metric.reset_states()
     elapsed = time.perf_counter() - start
-    out(f"{steps} train steps in {elapsed:.1f} s ({1000 * elapsed / max(steps, 1):.1f} ms/step "
-        "including evaluation)")
+    out(
+        f"{steps} train steps in {elapsed:.1f} s ({1000 * elapsed / max(steps, 1):.1f} ms/step "
+        "including evaluation)"
+    )
     return result

@@ -58,8 +58,10 @@ class RandomState:
     One per independent random stream (the process default, or one per replica).
     """
 
-    def __init__(self, global_seed: int | None = None) -> None:
+    def __init__(self, global_seed: int | None = None, stream: int = 0) -> None:
         self.global_seed = global_seed
+        self.stream = stream  # 0: the host; replica r of a strategy draws from stream r + 1
+        self.resets = 0  # how many times set_seed ran: replica streams restart with the host
         self.op_counter = 0  # op seeds handed to ops created without seed=
         self.calls: dict[tuple[int, int], int] = {}  # (global, op) -> draws so far
 
@@ -68,6 +70,7 @@ class RandomState:
         self.global_seed = seed
         self.op_counter = 0
         self.calls.clear()
+        self.resets += 1
 
     def next_key(self, op_seed: int | None) -> tuple[int, int, int]:
         """The ``(global, op, call)`` triple of the next draw, advancing the counters."""
@@ -127,7 +130,10 @@ def draw(seed: int | None = None) -> np.random.Generator:
     Returns:
         A fresh ``np.random.Generator`` keyed by ``(global seed, op seed, call count)``.
     """
-    g, op, call = _current_state().next_key(_check_seed(seed))
+    current = _current_state()
+    g, op, call = current.next_key(_check_seed(seed))
+    if current.stream:
+        return _generator(_STATEFUL, g, op, call, current.stream)
     return _generator(_STATEFUL, g, op, call)
 
 

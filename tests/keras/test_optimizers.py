@@ -5,7 +5,6 @@ import pytest
 
 import simdist as tf
 from simdist import keras
-from simdist.core.context import state
 from simdist.keras.optimizers import schedules
 
 W0 = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
@@ -148,29 +147,6 @@ def test_global_clipnorm_scales_all_gradients_together():
     opt = keras.optimizers.SGD(learning_rate=1.0, global_clipnorm=1.0)
     opt.apply_gradients([(np.array([3.0], np.float32), v1), (np.array([4.0], np.float32), v2)])
     np.testing.assert_allclose([v1.numpy()[0], v2.numpy()[0]], [-0.6, -0.8], rtol=1e-6)
-
-
-class FakeReplicaContext:
-    num_replicas_in_sync = 2
-
-    def __init__(self):
-        self.calls = []
-
-    def all_reduce(self, op, values):
-        self.calls.append((op, len(values)))
-        return [v * 2.0 for v in values]  # what a sum over two identical replicas gives
-
-
-def test_gradients_are_summed_over_replicas_in_a_replica_context():
-    ctx = FakeReplicaContext()
-    v = tf.Variable([1.0, 1.0])
-    state.replica_context = ctx
-    try:
-        keras.optimizers.SGD(learning_rate=0.5).apply_gradients([(tf.constant([1.0, 2.0]), v)])
-    finally:
-        state.replica_context = None
-    assert ctx.calls == [("sum", 1)]
-    np.testing.assert_allclose(v.numpy(), [0.0, -1.0])
 
 
 def test_learning_rate_setter_callable_and_schedule():

@@ -2,15 +2,16 @@
 
 ``apply_gradients`` runs, in order:
 
-1. drop ``(None, var)`` pairs with a warning naming the variables (all None: ValueError);
-2. ``_aggregate_gradients``: inside a strategy's replica function, sum the gradients over
-   replicas with ``replica_context.all_reduce("sum", grads)``; elsewhere, leave them;
-3. clip (``clipnorm`` per gradient, or ``global_clipnorm``, then ``clipvalue``);
-4. ``_distributed_apply``: create slots lazily, update each variable with the subclass's
+1. inside a strategy's replica function, ``merge_call`` into the cross-replica context, where
+   ``_apply_cross_replica`` sums the per-replica gradients (``extended.batch_reduce_to``),
+   clips them once, and updates every copy of every variable through ``extended.update``;
+2. elsewhere: drop ``(None, var)`` pairs with a warning naming the variables (all None:
+   ValueError); clip (``clipnorm`` per gradient, or ``global_clipnorm``, then ``clipvalue``);
+3. ``_distributed_apply``: create slots lazily, update each variable with the subclass's
    ``_update_step`` at the learning rate of the current step, then ``iterations += 1``.
 
-Strategies plug in at steps 2 and 4. Updates are computed in the variable's dtype and
-written through the variable's ``assign*`` methods.
+Updates are computed in the variable's dtype and written through the variable's ``assign*``
+methods (in ``extended.update``, a mirrored variable's writes touch one device's copy).
 """
 
 from __future__ import annotations
@@ -39,6 +40,30 @@ class _CallableList(list):
 
 def _array(value) -> np.ndarray:
     return np.asarray(convert_to_tensor(value)._value)
+
+
+def _drop_missing(pairs: list) -> list:
+    """The pairs that have a gradient; warn about the others (none at all: ValueError)."""
+    missing = [v for g, v in pairs if g is None]
+    kept = [(g, v) for g, v in pairs if g is not None]
+    if not kept:
+        raise ValueError(
+            f"No gradients provided for any variable: {[v.name for _, v in pairs]}. "
+            "Check that the loss depends on the variables and was computed under the "
+            "GradientTape."
+        )
+    if missing:
+        warnings.warn(
+            f"Gradients do not exist for variables {[v.name for v in missing]} when "
+            "minimizing the loss; they are left unchanged.",
+            stacklevel=3,
+        )
+    return kept
+
+
+def _first_component(value):
+    values = getattr(value, "values", None)
+    return values[0] if isinstance(values, tuple) else value
 
 
 def _l2(a: np.ndarray) -> float:
@@ -239,34 +264,51 @@ class Optimizer:
         pairs = list(grads_and_vars)
         if not pairs:
             raise ValueError("`grads_and_vars` is empty: pass (gradient, variable) pairs.")
-        missing = [v for g, v in pairs if g is None]
-        kept = [(g, v) for g, v in pairs if g is not None]
-        if not kept:
-            raise ValueError(
-                f"No gradients provided for any variable: {[v.name for _, v in pairs]}. "
-                "Check that the loss depends on the variables and was computed under the "
-                "GradientTape."
-            )
-        if missing:
-            warnings.warn(
-                f"Gradients do not exist for variables {[v.name for v in missing]} when "
-                "minimizing the loss; they are left unchanged.",
-                stacklevel=2,
-            )
-        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in kept]
-        if not skip_gradients_aggregation and experimental_aggregate_gradients:
-            kept = self._aggregate_gradients(kept)
+        ctx = state.replica_context
+        if ctx is not None and ctx._runner is not None:
+            # Under a strategy, as TF: meet the other replicas, then sum and update once per
+            # device in the cross-replica context.
+            aggregate = not skip_gradients_aggregation and experimental_aggregate_gradients
+            return ctx.merge_call(self._apply_cross_replica, args=(pairs, aggregate))
+        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in _drop_missing(pairs)]
         grads = self._clip_gradients([g for g, _ in kept])
         self._distributed_apply(list(zip(grads, [v for _, v in kept], strict=True)))
         return self._iterations
 
-    def _aggregate_gradients(self, grads_and_vars: list) -> list:
-        """Sum gradients over replicas when called in a replica context, else unchanged."""
-        ctx = state.replica_context
-        if ctx is None:
-            return grads_and_vars
-        grads = ctx.all_reduce("sum", [g for g, _ in grads_and_vars])
-        return list(zip(grads, [v for _, v in grads_and_vars], strict=True))
+    def _apply_cross_replica(self, strategy, pairs: list, aggregate: bool):
+        """``apply_gradients`` in a strategy's cross-replica context (from merge_call).
+
+        ``pairs`` holds per-replica gradients; they are summed over replicas (unless
+        ``aggregate`` is False, then each replica's own gradient updates its own copy) and
+        every copy of every variable gets the same update, through ``extended.update``.
+        """
+        for _, var in pairs:
+            if not strategy.extended.variable_created_in_scope(var):
+                raise ValueError(
+                    f"Trying to update variable {var.name} with a "
+                    f"{type(strategy).__name__}, but it was not created under that strategy's "
+                    "scope. Create the model and the optimizer inside `with strategy.scope():`."
+                )
+        kept = _drop_missing(pairs)
+        variables = [v for _, v in kept]
+        if aggregate:
+            reduced = strategy.extended.batch_reduce_to("sum", [(g, v) for g, v in kept])
+            # Every copy of a reduced gradient is the same array: clip once (global norms too).
+            grads = self._clip_gradients([_first_component(g) for g in reduced])
+        else:
+            grads = [g for g, _ in kept]  # each replica's own gradient for its own copy
+        lr = self._current_learning_rate()
+        for grad, var in zip(grads, variables, strict=True):
+            slots = self._slots_for(var)
+            dtype = var.dtype.as_numpy_dtype
+
+            def update(component, g, slots=slots, dtype=dtype):
+                g = g if aggregate else self._clip_gradients([g])[0]
+                self._update_step(np.asarray(g, dtype), component, slots, dtype(lr))
+
+            strategy.extended.update(var, update, args=(grad,))
+        self._iterations.assign_add(1)
+        return self._iterations
 
     def _clip_gradients(self, grads: list) -> list[np.ndarray]:
         arrays = [_array(g) for g in grads]

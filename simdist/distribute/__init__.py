@@ -1,0 +1,21 @@
+"""``tf.distribute``: strategies, contexts, distributed values (re-exports only)."""
+
+from simdist.distribute import experimental as experimental
+from simdist.distribute.cross_device_ops import CrossDeviceOps as CrossDeviceOps
+from simdist.distribute.cross_device_ops import (
+    HierarchicalCopyAllReduce as HierarchicalCopyAllReduce,
+)
+from simdist.distribute.cross_device_ops import NcclAllReduce as NcclAllReduce
+from simdist.distribute.cross_device_ops import ReductionToOneDevice as ReductionToOneDevice
+from simdist.distribute.distribute_lib import ReplicaContext as ReplicaContext
+from simdist.distribute.distribute_lib import get_replica_context as get_replica_context
+from simdist.distribute.distribute_lib import get_strategy as get_strategy
+from simdist.distribute.distribute_lib import has_strategy as has_strategy
+from simdist.distribute.distribute_lib import in_cross_replica_context as in_cross_replica_context
+from simdist.distribute.mirrored_strategy import MirroredStrategy as MirroredStrategy
+from simdist.distribute.one_device_strategy import OneDeviceStrategy as OneDeviceStrategy
+from simdist.distribute.reduce_util import ReduceOp as ReduceOp
+from simdist.distribute.runner import CollectiveMismatchError as CollectiveMismatchError
+from simdist.distribute.strategy import Strategy as Strategy
+from simdist.distribute.strategy import StrategyExtended as StrategyExtended
+from simdist.distribute.values import DistributedValues as DistributedValues

@@ -1,0 +1,58 @@
+"""The default strategy: what ``get_strategy()`` returns outside any scope (one replica, here)."""
+
+from __future__ import annotations
+
+from simdist.core.device import current_device
+from simdist.distribute.cross_device_ops import ReductionToOneDevice
+from simdist.distribute.distribute_lib import ReplicaContext
+from simdist.distribute.strategy import Strategy, StrategyExtended
+
+__all__ = ["default_strategy"]
+
+
+class _DefaultExtended(StrategyExtended):
+    @property
+    def worker_devices(self) -> tuple[str, ...]:
+        return (current_device(),)
+
+    def _create_distributed(self, next_creator, **kwargs):
+        return next_creator(**kwargs)
+
+    def update(self, var, fn, args=(), kwargs=None, group=True):
+        return fn(var, *args, **(kwargs or {}))
+
+    def _update_non_distributed(self, var, fn, args, kwargs):
+        return self.update(var, fn, args, kwargs)
+
+    def variable_created_in_scope(self, v) -> bool:
+        return True
+
+
+class _DefaultDistributionStrategy(Strategy):
+    """A singleton: one replica on the current device; ``run`` just calls the function."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            _DefaultExtended(
+                self, ("/job:localhost/replica:0/task:0/device:CPU:0",), ReductionToOneDevice()
+            )
+        )
+        self._default_replica_context = ReplicaContext(self, 0, runner=None)
+
+    def scope(self):
+        import contextlib
+
+        return contextlib.nullcontext(self)
+
+    def run(self, fn, args=(), kwargs=None, options=None):
+        return fn(*args, **(kwargs or {}))
+
+
+_DEFAULT = None
+
+
+def default_strategy() -> _DefaultDistributionStrategy:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = _DefaultDistributionStrategy()
+    return _DEFAULT

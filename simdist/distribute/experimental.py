@@ -1,0 +1,5 @@
+"""``tf.distribute.experimental``: the strategies TF still files as experimental."""
+
+from simdist.distribute.central_storage_strategy import (
+    CentralStorageStrategy as CentralStorageStrategy,
+)

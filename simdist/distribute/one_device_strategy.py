@@ -1,0 +1,38 @@
+"""``OneDeviceStrategy``: everything on one device; variables stay plain variables."""
+
+from __future__ import annotations
+
+from simdist.core.device import device as device_scope
+from simdist.distribute.cross_device_ops import ReductionToOneDevice
+from simdist.distribute.strategy import Strategy, StrategyExtended
+from simdist.distribute.virtual_devices import resolve_device
+
+__all__ = ["OneDeviceStrategy"]
+
+
+class OneDeviceExtended(StrategyExtended):
+    def _create_distributed(self, next_creator, **kwargs):
+        with device_scope(self._devices[0]):
+            return next_creator(**kwargs)
+
+    def update(self, var, fn, args=(), kwargs=None, group=True):
+        with device_scope(self._devices[0]):
+            return fn(var, *args, **(kwargs or {}))
+
+    def _update_non_distributed(self, var, fn, args, kwargs):
+        return self.update(var, fn, args, kwargs)
+
+    def variable_created_in_scope(self, v) -> bool:
+        return getattr(v, "_created_by", None) is self._container_strategy
+
+
+class OneDeviceStrategy(Strategy):
+    """Run on one device (``tf.distribute.OneDeviceStrategy(device="/gpu:0")``).
+
+    Raises:
+        ValueError: the device does not exist on the simulated host.
+    """
+
+    def __init__(self, device: str) -> None:
+        resolved = resolve_device(device)
+        super().__init__(OneDeviceExtended(self, (resolved,), ReductionToOneDevice()))

@@ -1,0 +1,231 @@
+"""The replica runner: ``strategy.run`` as N replica threads in lockstep, never a hang.
+
+Each replica runs the step function on a thread of its own (with its own device scope,
+tapes, replica context and random stream), but only one replica runs at a time: the
+coordinator (the caller's thread) hands the turn to replica 0, which runs until it reaches a
+collective or returns; then replica 1; and so on. When every replica waits in a collective,
+the coordinator checks they all called the same one, computes it once in replica order, and
+hands each its result. So:
+
+* results never depend on thread scheduling (determinism contract, rule 1);
+* code that is not thread-safe (a Keras layer built lazily on first call) is safe;
+* a replica that raises stops the run with that exception, tagged with the replica id;
+* a replica that returns, or calls a different collective, while others wait in one raises
+  :class:`CollectiveMismatchError` with every replica's collective calls side by side;
+* a replica that neither reaches a collective nor returns within the deadline raises
+  ``DeadlineExceededError`` (``SIMDIST_REPLICA_TIMEOUT`` seconds, default 600).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from simdist import errors
+
+__all__ = ["Collective", "CollectiveMismatchError", "ReplicaRunner", "current_replica"]
+
+
+class CollectiveMismatchError(errors.InvalidArgumentError):
+    """Replicas made different collective calls (where the real thing would hang)."""
+
+
+class _ReplicaAborted(BaseException):
+    """Unwinds a replica thread when the run is stopped (not an Exception: not swallowed)."""
+
+
+class Collective:
+    """One collective call of one replica: what it is, and how all calls combine.
+
+    Args:
+        kind: what is called (``"all_reduce"``, ``"merge_call"``...), shown in errors.
+        signature: what must be equal on every replica for the calls to match (kind, op,
+            structure, shapes...); printable.
+        payload: this replica's contribution.
+        combine: ``combine(payloads) -> replies``, run once on the coordinator with every
+            replica's payload in replica order; returns one reply per replica.
+    """
+
+    __slots__ = ("kind", "signature", "payload", "combine")
+
+    def __init__(self, kind: str, signature: Any, payload: Any, combine: Callable) -> None:
+        self.kind = kind
+        self.signature = signature
+        self.payload = payload
+        self.combine = combine
+
+    def describe(self) -> str:
+        return f"{self.kind}{self.signature}"
+
+
+class _Replica:
+    def __init__(self, replica_id: int) -> None:
+        self.id = replica_id
+        self.turn = threading.Semaphore(0)  # coordinator -> replica: your turn
+        self.status = "new"  # new | collective | done | error | aborted
+        self.value: Any = None  # the return value, the exception, or the Collective
+        self.reply: Any = None
+        self.abort = False
+        self.calls: list[str] = []
+        self.thread: threading.Thread | None = None
+
+
+_local = threading.local()
+
+
+def current_replica() -> _Replica | None:
+    return getattr(_local, "replica", None)
+
+
+def _timeout() -> float:
+    raw = os.environ.get("SIMDIST_REPLICA_TIMEOUT", "600")
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"SIMDIST_REPLICA_TIMEOUT={raw!r} must be a number of seconds.") from None
+
+
+class ReplicaRunner:
+    """Runs ``fn`` once per replica in lockstep; see the module docstring."""
+
+    def __init__(self, num_replicas: int, setup: Callable[[int], Callable[[], None]]) -> None:
+        """``setup(replica_id)`` runs first on each replica thread; it returns a teardown."""
+        self._replicas = [_Replica(i) for i in range(num_replicas)]
+        self._setup = setup
+        self._yielded = threading.Semaphore(0)  # replica -> coordinator: I stopped
+        self._timeout = _timeout()
+
+    # --- replica side ---------------------------------------------------------------------
+    def _body(self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict) -> None:
+        rep.turn.acquire()
+        teardown = None
+        try:
+            if rep.abort:
+                raise _ReplicaAborted()
+            _local.replica = rep
+            _local.runner = self
+            teardown = self._setup(rep.id)
+            rep.value = fn(*args, **kwargs)
+            rep.status = "done"
+        except _ReplicaAborted:
+            rep.status = "aborted"
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            rep.value = exc
+            rep.status = "error"
+        finally:
+            if teardown is not None:
+                teardown()
+            _local.replica = None
+            self._yielded.release()
+
+    def collective(self, call: Collective) -> Any:
+        """Called on a replica thread: wait until every replica arrives; return our reply."""
+        rep = current_replica()
+        if rep is None or getattr(_local, "runner", None) is not self:
+            raise RuntimeError("A collective was called outside the replica threads of this run.")
+        rep.calls.append(call.describe())
+        rep.value = call
+        rep.status = "collective"
+        self._yielded.release()
+        rep.turn.acquire()
+        if rep.abort:
+            raise _ReplicaAborted()
+        reply, rep.reply = rep.reply, None
+        return reply
+
+    # --- coordinator side -----------------------------------------------------------------
+    def run(self, fn: Callable, per_replica_args: list[tuple[tuple, dict]]) -> list:
+        """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
+        for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
+            rep.thread = threading.Thread(
+                target=self._body,
+                args=(rep, fn, args, kwargs),
+                name=f"simdist-replica-{rep.id}",
+                daemon=True,
+            )
+            rep.thread.start()
+        try:
+            return self._coordinate()
+        finally:
+            self._stop_all()
+
+    def _resume(self, rep: _Replica) -> None:
+        rep.turn.release()
+        if not self._yielded.acquire(timeout=self._timeout):
+            waiting = [r.id for r in self._replicas if r.status == "collective"]
+            raise errors.DeadlineExceededError(
+                f"Replica {rep.id} neither reached a collective nor returned within "
+                f"{self._timeout:g} s (replicas {waiting} wait in a collective). Is the step "
+                "function blocked (a lock, an input queue, an endless loop)? Raise "
+                "SIMDIST_REPLICA_TIMEOUT if the step is just slow."
+            )
+
+    def _coordinate(self) -> list:
+        reps = self._replicas
+        while True:
+            for rep in reps:
+                if rep.status in ("done",):
+                    continue
+                self._resume(rep)
+                if rep.status == "error":
+                    exc = rep.value
+                    _tag(exc, rep.id, len(reps))
+                    raise exc
+            statuses = {r.status for r in reps}
+            if statuses == {"done"}:
+                return [r.value for r in reps]
+            if statuses == {"collective"}:
+                calls = [r.value for r in reps]
+                self._check_match(calls)
+                replies = calls[0].combine([c.payload for c in calls])
+                for rep, reply in zip(reps, replies, strict=True):
+                    rep.reply = reply
+                continue
+            self._raise_divergence()
+
+    def _check_match(self, calls: list[Collective]) -> None:
+        first = calls[0]
+        for rep, call in zip(self._replicas[1:], calls[1:], strict=True):
+            if call.kind != first.kind or call.signature != first.signature:
+                raise CollectiveMismatchError(
+                    f"Replicas called different collectives: replica 0 is in "
+                    f"{first.describe()}, replica {rep.id} is in {call.describe()}. Every "
+                    "replica must make the same collective calls, with the same structure "
+                    "and shapes, in the same order.\n" + self._histories()
+                )
+
+    def _raise_divergence(self) -> None:
+        done = [r.id for r in self._replicas if r.status == "done"]
+        waiting = [r for r in self._replicas if r.status == "collective"]
+        raise CollectiveMismatchError(
+            f"Replica(s) {done} returned from the step function while replica(s) "
+            f"{[r.id for r in waiting]} wait in {waiting[0].value.describe()}: the replicas "
+            "made different numbers of collective calls (a collective inside a branch that "
+            "only some replicas take?). Real hardware would hang here.\n" + self._histories()
+        )
+
+    def _histories(self) -> str:
+        lines = ["Collective calls per replica:"]
+        for rep in self._replicas:
+            lines.append(f"  replica {rep.id}: " + (", ".join(rep.calls) or "(none)"))
+        return "\n".join(lines)
+
+    def _stop_all(self) -> None:
+        for rep in self._replicas:
+            if rep.thread is None or not rep.thread.is_alive():
+                continue
+            if rep.status in ("new", "collective"):
+                rep.abort = True
+                rep.turn.release()
+                self._yielded.acquire(timeout=self._timeout)
+            rep.thread.join(timeout=1.0)
+
+
+def _tag(exc: BaseException, replica_id: int, num_replicas: int) -> None:
+    exc.replica_id = replica_id  # type: ignore[attr-defined]
+    note = f"(raised on replica {replica_id} of {num_replicas} in strategy.run)"
+    if hasattr(exc, "add_note"):
+        if note not in getattr(exc, "__notes__", []):
+            exc.add_note(note)

@@ -1,0 +1,112 @@
+"""The custom training loop under MirroredStrategy: N replicas x B/N == 1 replica x B."""
+
+import numpy as np
+import pytest
+
+import simdist as tf
+from simdist.distribute.values import PerReplica
+
+GLOBAL_BATCH = 16
+
+
+def create_model():
+    return tf.keras.Sequential(
+        [
+            tf.keras.layers.Conv2D(4, 3, activation="relu"),
+            tf.keras.layers.MaxPooling2D(),
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(10),
+        ]
+    )
+
+
+def split(array, n):
+    if n == 1:
+        return tf.constant(array)
+    per = len(array) // n
+    return PerReplica([tf.constant(array[i * per : (i + 1) * per]) for i in range(n)])
+
+
+def train(num_replicas, steps=3, loss_rule="global"):
+    tf.random.set_seed(0)
+    rng = np.random.default_rng(0)
+    images = rng.random((steps, GLOBAL_BATCH, 10, 10, 1), dtype=np.float32)
+    labels = rng.integers(0, 10, (steps, GLOBAL_BATCH)).astype(np.int64)
+    strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(num_replicas)])
+    with strategy.scope():
+        model = create_model()
+        model.build((None, 10, 10, 1))
+        optimizer = tf.keras.optimizers.Adam()
+        loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, reduction=tf.keras.losses.Reduction.NONE
+        )
+        accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            predictions = model(x, training=True)
+            per_example = loss_object(y, predictions)
+            if loss_rule == "global":
+                loss = tf.nn.compute_average_loss(per_example, global_batch_size=GLOBAL_BATCH)
+            else:  # the pitfall the tutorial warns about: mean over the replica's batch
+                loss = tf.reduce_mean(per_example)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+        accuracy.update_state(y, predictions)
+        return loss
+
+    @tf.function
+    def distributed_train_step(x, y):
+        per_replica_losses = strategy.run(train_step, args=(x, y))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_losses, axis=None)
+
+    losses = [
+        float(
+            distributed_train_step(split(images[s], num_replicas), split(labels[s], num_replicas))
+        )
+        for s in range(steps)
+    ]
+    weights = [w.values[0].numpy() if hasattr(w, "values") else w.numpy() for w in model.weights]
+    return losses, weights, float(accuracy.result()), model, optimizer
+
+
+@pytest.mark.parametrize("num_replicas", [2, 4])
+def test_n_replicas_match_one_replica_on_the_global_batch(num_replicas):
+    one_losses, one_weights, one_acc, _, _ = train(1)
+    losses, weights, acc, model, _ = train(num_replicas)
+    np.testing.assert_allclose(losses, one_losses, rtol=1e-5)
+    for a, b in zip(weights, one_weights, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    assert acc == one_acc
+    for w in model.weights:  # every copy identical, bit for bit
+        for component in w.values[1:]:
+            np.testing.assert_array_equal(component.numpy(), w.values[0].numpy())
+
+
+def test_reduce_mean_per_replica_scales_the_loss_by_the_replica_count():
+    one_losses, *_ = train(1, steps=1, loss_rule="replica_mean")
+    four_losses, *_ = train(4, steps=1, loss_rule="replica_mean")
+    assert four_losses[0] == pytest.approx(4 * one_losses[0], rel=1e-5)
+
+
+def test_optimizer_refuses_variables_created_outside_the_scope():
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    outside = tf.Variable(1.0)
+    with strategy.scope():
+        optimizer = tf.keras.optimizers.SGD()
+
+    def step():
+        optimizer.apply_gradients([(tf.constant(1.0), outside)])
+
+    with pytest.raises(ValueError, match="not created under that strategy's scope"):
+        strategy.run(step)
+
+
+def test_model_built_lazily_inside_run_gets_one_set_of_mirrored_weights():
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+    x = PerReplica([tf.ones([2, 4]), tf.ones([2, 4])])
+    strategy.run(lambda x: model(x), args=(x,))
+    assert len(model.trainable_variables) == 2
+    assert all(type(v).__name__ == "MirroredVariable" for v in model.trainable_variables)
