@@ -14,6 +14,7 @@ from simdist import linalg as linalg
 from simdist import math as math
 from simdist import nn as nn
 from simdist import random as random
+from simdist import train as train
 from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
 from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest

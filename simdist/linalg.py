@@ -1,4 +1,4 @@
 """``tf.linalg``: the linear-algebra ops simdist has (re-exports only)."""
 
-from simdist.core.ops.math_ops import matmul as matmul
 from simdist.core.ops.array_ops import transpose as transpose
+from simdist.core.ops.math_ops import matmul as matmul

@@ -6,6 +6,7 @@ the decorator does keep from TF:
 * code inside it runs "in a function": ``executing_eagerly()`` is False there, and APIs
   that TF allows only inside ``tf.function`` (``TPUStrategy.run``) accept the call;
 * ``input_signature`` is enforced: arguments that do not fit raise before the body runs;
+* numbers and NumPy arrays it returns come back as tensors, as from a traced graph;
 * a trace count (``experimental_get_tracing_count``) that grows when TF would retrace: a
   new combination of Python argument values, tensor dtypes and shapes (relaxed to the
   signature when one is given).
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+
+import numpy as np
 
 from simdist.core import nest
 from simdist.core.context import state
@@ -100,7 +103,7 @@ class Function:
             return self._python_function(*call_args, **kwargs)
         state.function_depth += 1
         try:
-            return self._python_function(*call_args, **kwargs)
+            return _outputs_as_tensors(self._python_function(*call_args, **kwargs))
         finally:
             state.function_depth -= 1
 
@@ -152,6 +155,18 @@ class Function:
 
         flat = [key(v) for v in nest.flatten((list(args), dict(sorted(kwargs.items()))))]
         return tuple(flat)
+
+
+def _outputs_as_tensors(outputs):
+    """As TF: numbers and arrays a function returns come back as tensors (None stays None)."""
+    from simdist.core.convert import constant
+
+    def convert(leaf):
+        if isinstance(leaf, (bool, int, float, np.generic, np.ndarray)):
+            return constant(leaf)
+        return leaf
+
+    return nest.map_structure(convert, outputs)
 
 
 class _BoundFunction:

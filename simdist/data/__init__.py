@@ -9,8 +9,8 @@ from simdist.data import experimental as experimental
 from simdist.data.dataset import INFINITE as INFINITE_CARDINALITY
 from simdist.data.dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from simdist.data.dataset import Dataset as Dataset
-from simdist.data.iterator import Iterator as Iterator
 from simdist.data.files import TextLineDataset as TextLineDataset
+from simdist.data.iterator import Iterator as Iterator
 from simdist.data.options import AUTOTUNE as AUTOTUNE
 from simdist.data.options import Options as Options
 from simdist.data.options import ThreadingOptions as ThreadingOptions

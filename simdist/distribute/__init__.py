@@ -12,6 +12,11 @@ from simdist.distribute.distribute_lib import get_replica_context as get_replica
 from simdist.distribute.distribute_lib import get_strategy as get_strategy
 from simdist.distribute.distribute_lib import has_strategy as has_strategy
 from simdist.distribute.distribute_lib import in_cross_replica_context as in_cross_replica_context
+from simdist.distribute.input_context import InputContext as InputContext
+from simdist.distribute.input_context import InputOptions as InputOptions
+from simdist.distribute.input_context import InputReplicationMode as InputReplicationMode
+from simdist.distribute.input_lib import DistributedDataset as DistributedDataset
+from simdist.distribute.input_lib import DistributedIterator as DistributedIterator
 from simdist.distribute.mirrored_strategy import MirroredStrategy as MirroredStrategy
 from simdist.distribute.one_device_strategy import OneDeviceStrategy as OneDeviceStrategy
 from simdist.distribute.reduce_util import ReduceOp as ReduceOp

@@ -26,7 +26,9 @@ __all__ = [
 def reduce_arrays(reduce_op: ReduceOp, arrays: list[np.ndarray]) -> np.ndarray:
     """SUM or MEAN of same-shape arrays, added in list (replica) order, in their dtype.
 
-    MEAN of integers divides with truncation toward zero, keeping the integer dtype.
+    MEAN divides the sum by the replica count; for integers it is TF's true division, so
+    int32/int64 give float64 and smaller integers float32 (TF 2.21 gives 1.5 for the MEAN
+    of replica ids 0..3).
 
     Raises:
         InvalidArgumentError: the arrays' shapes or dtypes differ.
@@ -45,7 +47,8 @@ def reduce_arrays(reduce_op: ReduceOp, arrays: list[np.ndarray]) -> np.ndarray:
     if reduce_op is ReduceOp.MEAN:
         count = len(arrays)
         if total.dtype.kind in "iu":
-            total = np.trunc(total / count).astype(total.dtype)
+            target = np.float64 if total.dtype.itemsize >= 4 else np.float32
+            total = total.astype(target) / target(count)
         elif total.dtype.kind == "b":
             raise errors.InvalidArgumentError("MEAN is not defined for bool values.")
         else:

@@ -138,7 +138,7 @@ class ReplicaContext:
 
         reduced = self._collective("all_reduce", signature, arrays, combine)
         my_device = self.devices[0]
-        outs = [make_tensor(a, t.dtype, my_device) for a, t in zip(reduced, flat, strict=True)]
+        outs = [make_tensor(a, device=my_device) for a in reduced]
         for t, out in zip(flat, outs, strict=True):
             if t.dtype.is_floating:
                 record("CollectiveReduce", [t], [out], [self._all_reduce_vjp(op)])

@@ -190,6 +190,12 @@ class MirroredVariable(DistributedVariable):
                         "diverge here; simdist stops.)"
                     )
             return arrays[0]
+        if agg is VariableAggregation.MEAN and not self.dtype.is_floating:
+            raise ValueError(
+                f"Cannot update non-float variables with tf.VariableAggregation.MEAN "
+                f"aggregation in replica context. Either change the variable dtype to float or "
+                f"update it in cross-replica context (variable {self.name}, {self.dtype.name})."
+            )
         return reduce_arrays(ReduceOp.from_variable_aggregation(agg), arrays)
 
     def _replica_write(self, op: str, value) -> None:

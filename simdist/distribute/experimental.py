@@ -3,3 +3,4 @@
 from simdist.distribute.central_storage_strategy import (
     CentralStorageStrategy as CentralStorageStrategy,
 )
+from simdist.distribute.input_context import ValueContext as ValueContext

@@ -36,3 +36,10 @@ class OneDeviceStrategy(Strategy):
     def __init__(self, device: str) -> None:
         resolved = resolve_device(device)
         super().__init__(OneDeviceExtended(self, (resolved,), ReductionToOneDevice()))
+
+    def experimental_distribute_values_from_function(self, value_fn):
+        from simdist.distribute.input_lib import distribute_values_from_function
+
+        return distribute_values_from_function(
+            value_fn, self._extended.worker_devices, always_wrap=False
+        )

@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from simdist import errors
 from simdist.core import nest
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
@@ -98,7 +97,7 @@ class StrategyExtended:
             ):
                 tensors = tensors * len(self._devices)
             reduced = self._cross_device_ops_impl.reduce_arrays(op, [t._value for t in tensors])
-            dtype = tensors[0].dtype
+            dtype = None  # MEAN of integers is float (TF's true division)
         else:
             t = convert_to_tensor(value)
             if op is ReduceOp.SUM and len(self._devices) > 1:
@@ -159,9 +158,9 @@ class StrategyExtended:
             def combine(payloads):
                 from simdist.distribute.distribute_lib import _cross_replica
 
+                # On the coordinator, inside run's scope: the strategy's creator is active.
                 with _cross_replica(self._container_strategy):
-                    with variable_creator_scope(self._creator):
-                        variable = Variable(**payloads[0])
+                    variable = Variable(**payloads[0])
                 return [variable] * n
 
             call = runner_lib.Collective("create_variable", (str(name),), kwargs, combine)
@@ -216,10 +215,14 @@ class Strategy:
                 f"Mixing different tf.distribute.Strategy objects: {self!r} is not "
                 f"{state.strategy_stack[-1]!r}. Leave the other strategy's scope first."
             )
+        reentered = any(entered is self for entered in state.strategy_stack)
         state.strategy_stack.append(self)
         try:
-            with variable_creator_scope(self._extended._creator):
+            if reentered:  # the creator is already active: variables must be mirrored once
                 yield self
+            else:
+                with variable_creator_scope(self._extended._creator):
+                    yield self
         finally:
             state.strategy_stack.pop()
 
@@ -269,7 +272,8 @@ class Strategy:
         state.strategy_stack = [self]
         state.replica_context = ReplicaContext(self, replica_id, runner)
         state.function_depth = function_depth
-        state.variable_creators = creators + [self._extended._creator]
+        own = self._extended._creator
+        state.variable_creators = [c for c in creators if c != own] + [own]
         state.random_state = self._replica_stream(replica_id)
 
         def teardown() -> None:
@@ -316,9 +320,10 @@ class Strategy:
         ):
             tensors = tensors * self.num_replicas_in_sync
         rank = tensors[0].ndim
-        if not -rank <= axis < max(rank, 1) or rank == 0:
-            raise errors.InvalidArgumentError(
-                f"reduce axis {axis} is out of range for per-replica values of rank {rank}."
+        if not -rank <= axis < rank:
+            raise ValueError(
+                f"`axis` = {axis} out of range for `value` with rank {rank}; per-replica "
+                f"values of rank {rank} take an axis in [{-rank}, {rank})."
             )
         ax = axis % rank
         sums = [np.sum(t._value, axis=ax, dtype=t._value.dtype) for t in tensors]

@@ -66,10 +66,11 @@ def test_run_functions_eagerly_makes_calls_eager():
 
     tf.config.run_functions_eagerly(True)
     try:
-        assert f() is True
+        assert f() is True  # run eagerly: the plain Python value, as TF
     finally:
         tf.config.run_functions_eagerly(False)
-    assert f() is False
+    out = f()  # as a function: Python values come back as tensors, as from a graph
+    assert isinstance(out, tf.Tensor) and out.dtype == tf.bool and not bool(out)
 
 
 def test_exception_inside_restores_eager_state():
@@ -80,3 +81,13 @@ def test_exception_inside_restores_eager_state():
     with pytest.raises(KeyError):
         boom()
     assert tf.executing_eagerly()
+
+
+def test_numbers_returned_from_a_function_become_tensors():
+    @tf.function
+    def f():
+        return 4, {"x": 1.5}, None, tf.constant([1, 2])
+
+    four, d, none, t = f()
+    assert repr(four) == "<tf.Tensor: shape=(), dtype=int32, numpy=4>"
+    assert d["x"].dtype == tf.float32 and none is None and t.shape == (2,)

@@ -109,4 +109,15 @@ def test_model_built_lazily_inside_run_gets_one_set_of_mirrored_weights():
     x = PerReplica([tf.ones([2, 4]), tf.ones([2, 4])])
     strategy.run(lambda x: model(x), args=(x,))
     assert len(model.trainable_variables) == 2
-    assert all(type(v).__name__ == "MirroredVariable" for v in model.trainable_variables)
+    for v in model.trainable_variables:
+        assert type(v).__name__ == "MirroredVariable"
+        assert all(type(c) is tf.Variable for c in v.values)
+
+
+def test_run_inside_the_scope_does_not_mirror_twice():
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    with strategy.scope():
+        v = strategy.run(lambda: tf.Variable(1.0))
+        w = tf.Variable(2.0)
+    for var in (v, w):
+        assert all(type(c) is tf.Variable for c in var.values)
