@@ -237,7 +237,7 @@ class _ZipDataset(Dataset):
 
     def _iterate(self):
         sources = [d._iterate() for d in self._input_datasets]
-        for parts in zip(*sources):
+        for parts in zip(*sources, strict=False):  # TF: stop at the shortest input
             yield nest.pack_sequence_as(self._template, list(parts))
 
 
