@@ -13,7 +13,7 @@ def _demo(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         num_train=args.train_size,
         num_test=args.test_size,
-        batch_size=args.batch_size,
+        batch_size_per_replica=args.batch_size_per_replica,
         seed=args.seed,
     )
     return 0
@@ -28,11 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"simdist {simdist.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="train the seeds' CNN and report it (the main job)")
-    demo.add_argument("--epochs", type=int, default=3)
-    demo.add_argument("--train-size", type=int, default=6000)
+    demo = sub.add_parser(
+        "demo", help="the seeds' custom-training tutorial on virtual GPUs (the main job)"
+    )
+    demo.add_argument("--epochs", type=int, default=4)
+    demo.add_argument("--train-size", type=int, default=12000)
     demo.add_argument("--test-size", type=int, default=1000)
-    demo.add_argument("--batch-size", type=int, default=64)
+    demo.add_argument("--batch-size-per-replica", type=int, default=16)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(handler=_demo)
     return parser
@@ -40,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    for name in ("epochs", "train_size", "batch_size"):
+    for name in ("epochs", "train_size", "batch_size_per_replica"):
         if getattr(args, name, 1) <= 0:
             print(f"simdist: --{name.replace('_', '-')} must be positive", file=sys.stderr)
             return 2

@@ -1,8 +1,9 @@
 """Synthetic digits: a deterministic, download-free 28x28 grayscale 10-class image set.
 
-Each image is one digit glyph from a 5x7 bitmap font, scaled 3x, placed at a random offset
-on a 28x28 canvas, with random stroke intensity, optional one-pixel thickening and Gaussian
-pixel noise, stored as uint8 in [0, 255] like MNIST. Shapes and dtypes match
+Each image is one digit glyph from a 5x7 bitmap font, scaled 2-3x in each direction, placed
+at a random offset on a 28x28 canvas, slanted by a random shear, crossed by one random
+clutter stroke, with random intensity and Gaussian pixel noise (sigma 0.25), stored as uint8
+in [0, 255] like MNIST. Shapes and dtypes match
 ``tf.keras.datasets.fashion_mnist.load_data()``, so the seeds' code runs on it unchanged.
 It is generated, not collected: no licence question, no download, the same bytes for the
 same seed on every machine.
@@ -27,33 +28,53 @@ _FONT = {
     8: [" ### ", "#   #", "#   #", " ### ", "#   #", "#   #", " ### "],
     9: [" ### ", "#   #", "#   #", " ####", "    #", "   # ", " ##  "],
 }
-_SCALE = 3
-GLYPHS = np.stack(
-    [
-        np.kron(
-            np.array([[c == "#" for c in row] for row in _FONT[d]], dtype=np.float32),
-            np.ones((_SCALE, _SCALE), np.float32),
-        )
-        for d in range(10)
-    ]
-)  # (10, 21, 15)
+_BITMAPS = np.stack(
+    [np.array([[c == "#" for c in row] for row in _FONT[d]], dtype=np.float32) for d in range(10)]
+)  # (10, 7, 5)
+GLYPHS = np.stack([np.kron(b, np.ones((3, 3), np.float32)) for b in _BITMAPS])  # (10, 21, 15)
+
+
+def _glyphs(scale_h: int, scale_w: int) -> np.ndarray:
+    return np.stack([np.kron(b, np.ones((scale_h, scale_w), np.float32)) for b in _BITMAPS])
 
 
 def _make(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    glyph_h, glyph_w = GLYPHS.shape[1:]
     labels = rng.integers(0, 10, size=n).astype(np.uint8)
-    dy = rng.integers(0, 28 - glyph_h + 1, size=n)
-    dx = rng.integers(0, 28 - glyph_w + 1, size=n)
     canvas = np.zeros((n, 28, 28), np.float32)
-    rows = dy[:, None, None] + np.arange(glyph_h)[None, :, None]
-    cols = dx[:, None, None] + np.arange(glyph_w)[None, None, :]
-    canvas[np.arange(n)[:, None, None], rows, cols] = GLYPHS[labels]
-    thicken = rng.random(n) < 0.5
-    shifted = np.zeros_like(canvas)
-    shifted[:, :, 1:] = canvas[:, :, :-1]
-    canvas[thicken] = np.maximum(canvas[thicken], shifted[thicken])
-    canvas *= rng.uniform(0.6, 1.0, size=(n, 1, 1)).astype(np.float32)
-    canvas += rng.normal(0.0, 0.12, size=canvas.shape).astype(np.float32)
+    # Glyph size varies (2x2 to 3x3 font pixels); position varies over the whole canvas.
+    scales = rng.integers(0, 4, size=n)
+    for k, (sh, sw) in enumerate(((2, 2), (2, 3), (3, 2), (3, 3))):
+        idx = np.flatnonzero(scales == k)
+        if idx.size == 0:
+            continue
+        glyphs = _glyphs(sh, sw)
+        gh, gw = glyphs.shape[1:]
+        dy = rng.integers(0, 28 - gh + 1, size=idx.size)
+        dx = rng.integers(0, 28 - gw + 1, size=idx.size)
+        rows = dy[:, None, None] + np.arange(gh)[None, :, None]
+        cols = dx[:, None, None] + np.arange(gw)[None, None, :]
+        canvas[idx[:, None, None], rows, cols] = glyphs[labels[idx]]
+    # Slant: shift each row sideways in proportion to its distance from the middle row.
+    shear = rng.uniform(-0.35, 0.35, size=n)
+    shifts = np.rint(shear[:, None] * (np.arange(28) - 13.5)[None, :]).astype(int)
+    cols = (np.arange(28)[None, None, :] - shifts[:, :, None]) % 28
+    canvas = np.take_along_axis(canvas, cols, axis=2)
+    # Clutter: one random horizontal or vertical stroke that is not part of the digit.
+    pos = rng.integers(0, 28, size=n)
+    start = rng.integers(0, 20, size=n)
+    length = rng.integers(3, 9, size=n)
+    span = np.arange(28)[None, :]
+    stroke = ((span >= start[:, None]) & (span < (start + length)[:, None])).astype(np.float32)
+    horizontal = rng.random(n) < 0.5
+    canvas[horizontal, pos[horizontal], :] = np.maximum(
+        canvas[horizontal, pos[horizontal], :], 0.7 * stroke[horizontal]
+    )
+    vertical = ~horizontal
+    canvas[vertical, :, pos[vertical]] = np.maximum(
+        canvas[vertical, :, pos[vertical]], 0.7 * stroke[vertical]
+    )
+    canvas *= rng.uniform(0.5, 1.0, size=(n, 1, 1)).astype(np.float32)
+    canvas += rng.normal(0.0, 0.25, size=canvas.shape).astype(np.float32)
     images = np.clip(np.rint(canvas * 255.0), 0, 255).astype(np.uint8)
     return images, labels
 

@@ -27,14 +27,12 @@ def test_glyphs_are_distinct():
     assert len({row.tobytes() for row in flat}) == 10
 
 
-def test_nearest_glyph_recovers_most_labels():
-    # The images carry their label: matching against the 10 glyphs at every offset works.
-    (x, y), _ = load_synthetic_digits(200, 0)
-    images = x.astype(np.float32) / 255
-    windows = np.lib.stride_tricks.sliding_window_view(images, GLYPHS.shape[1:], axis=(1, 2))
-    scores = np.einsum("nijhw,khw->nkij", windows, GLYPHS - GLYPHS.mean(axis=(1, 2), keepdims=True))
-    guess = scores.reshape(200, 10, -1).max(axis=2).argmax(axis=1)
-    assert np.mean(guess == y) > 0.9
+def test_classes_are_balanced_and_images_are_not_blank():
+    (x, y), _ = load_synthetic_digits(2000, 0)
+    counts = np.bincount(y, minlength=10)
+    assert counts.min() > 150  # about 200 each
+    ink = (x > 128).reshape(len(x), -1).sum(axis=1)
+    assert ink.min() > 10  # every image carries a glyph
 
 
 def test_negative_size_is_rejected():

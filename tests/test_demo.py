@@ -1,0 +1,33 @@
+"""The main job (``simdist demo``): the seed tutorial on virtual GPUs, end to end, small."""
+
+import subprocess
+import sys
+
+from simdist import demo
+from simdist.cli import main
+
+
+def test_demo_trains_checkpoints_and_restores_without_a_strategy(tmp_path):
+    lines = []
+    result = demo.run(
+        epochs=3, num_train=1024, num_test=256, checkpoint_dir=str(tmp_path), out=lines.append
+    )
+    assert lines[0] == "Number of devices: 4"
+    assert [line.split(",")[0] for line in lines[1:4]] == ["Epoch 1", "Epoch 2", "Epoch 3"]
+    assert lines[4].startswith("Accuracy after restoring the saved model without strategy: ")
+    # Checkpoints after epochs 1 and 3 (epoch % 2 == 0); the last one is restored.
+    assert result["checkpoint"].endswith("ckpt-2")
+    assert result["restored_accuracy"] == result["test_accuracy"]
+    assert result["test_accuracy"] > 0.2  # learns: chance is 0.1
+
+
+def test_cli_rejects_bad_sizes(capsys):
+    assert main(["demo", "--epochs", "0"]) == 2
+    assert "--epochs must be positive" in capsys.readouterr().err
+
+
+def test_console_script_version():
+    proc = subprocess.run(
+        [sys.executable, "-m", "simdist.cli", "--version"], capture_output=True, text=True
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("simdist ")
