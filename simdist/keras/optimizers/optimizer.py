@@ -16,6 +16,7 @@ methods (in ``extended.update``, a mirrored variable's writes touch one device's
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -176,14 +177,18 @@ class Optimizer:
 
     # --- slots --------------------------------------------------------------------------
     def _create_slot(self, var, slot_name: str):
-        """A zero-initialised slot for ``var`` (``tf.Variable``, so strategies see it)."""
+        """A zero-initialised slot for ``var``, distributed like ``var`` (as TF: a slot is
+        created under the scope of the strategy that created its variable)."""
         base = var.name[:-2] if var.name.endswith(":0") else var.name
-        slot = Variable(
-            np.zeros(tuple(var.shape), var.dtype.as_numpy_dtype),
-            name=f"{self._name}/{base}/{slot_name}",
-            dtype=var.dtype,
-            trainable=False,
-        )
+        strategy = getattr(var, "distribute_strategy", None)
+        scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
+        with scope:
+            slot = Variable(
+                np.zeros(tuple(var.shape), var.dtype.as_numpy_dtype),
+                name=f"{self._name}/{base}/{slot_name}",
+                dtype=var.dtype,
+                trainable=False,
+            )
         self._variables.append(slot)
         return slot
 
