@@ -169,9 +169,7 @@ def run(
     for images, labels in eval_dataset:
         eval_step(images, labels)
     out(
-        "Accuracy after restoring the saved model without strategy: {}".format(
-            eval_accuracy.result() * 100
-        )
+        f"Accuracy after restoring the saved model without strategy: {eval_accuracy.result() * 100}"
     )
     result["restored_accuracy"] = float(eval_accuracy.result())
     result["checkpoint"] = latest
