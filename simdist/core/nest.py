@@ -69,14 +69,16 @@ def pack_sequence_as(structure: Any, flat_sequence) -> Any:
         raise ValueError(
             f"The structure has {count} leaves but flat_sequence has {len(flat)} elements."
         )
-    it = iter(flat)
+    return _pack(structure, iter(flat))
 
-    def build(template):
-        if not is_nested(template):
-            return next(it)
-        return _rebuild(template, [build(c) for c in _children(template)])
 
-    return build(structure)
+def _pack(template: Any, leaves) -> Any:
+    # A module-level function, not a closure that refers to itself: such a closure is a
+    # reference cycle that keeps every leaf (a step's activations) alive until the cycle
+    # collector runs.
+    if not is_nested(template):
+        return next(leaves)
+    return _rebuild(template, [_pack(c, leaves) for c in _children(template)])
 
 
 def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:

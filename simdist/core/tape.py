@@ -2,10 +2,12 @@
 
 An op that computes ``outputs`` from ``inputs`` calls :func:`record` with one
 vector-Jacobian product (vjp) per input: ``vjp(dy) -> dx`` as NumPy arrays, the forward rule
-and its gradient rule side by side in the op's module. Each active tape on the thread keeps
-the ops that touch a watched tensor, in execution order; ``gradient`` walks them backwards,
-which is a topological order by construction (no sort, no recursion, no dependence on
-object ids), and calls only the vjps of inputs that lead to a requested source.
+and its gradient rule side by side in the op's module (a fused op whose input gradients
+share work calls :func:`record_joint` with one vjp for all its inputs). Each active tape on
+the thread keeps the ops that touch a watched tensor, in execution order; ``gradient`` walks
+them backwards, which is a topological order by construction (no sort, no recursion, no
+dependence on object ids), and calls only the vjps of inputs that lead to a requested
+source.
 
 Gradients are computed in NumPy and are not themselves recorded: a nested tape cannot
 differentiate through ``gradient`` (higher-order gradients). Trying raises
@@ -24,9 +26,10 @@ from simdist.core import nest
 from simdist.core.context import state
 from simdist.core.tensor import Tensor, make_tensor
 
-__all__ = ["GradientTape", "UnconnectedGradients", "record", "stop_gradient"]
+__all__ = ["GradientTape", "UnconnectedGradients", "record", "record_joint", "stop_gradient"]
 
 Vjp = Callable[..., "np.ndarray | None"]
+JointVjp = Callable[..., "Sequence[np.ndarray | None]"]
 
 
 class UnconnectedGradients(enum.Enum):
@@ -39,14 +42,15 @@ class UnconnectedGradients(enum.Enum):
 class _Node:
     """One recorded op: which ids went in and out, and how to pull a gradient back."""
 
-    __slots__ = ("name", "input_ids", "output_ids", "output_meta", "vjps")
+    __slots__ = ("name", "input_ids", "output_ids", "output_meta", "vjps", "joint")
 
-    def __init__(self, name, input_ids, output_ids, output_meta, vjps) -> None:
+    def __init__(self, name, input_ids, output_ids, output_meta, vjps, joint=None) -> None:
         self.name = name
         self.input_ids = input_ids
         self.output_ids = output_ids
         self.output_meta = output_meta  # (shape, numpy dtype) per output, to build zeros
-        self.vjps = vjps
+        self.vjps = vjps  # one per input, or None when ``joint`` computes them all at once
+        self.joint = joint
 
 
 def _is_differentiable(dtype) -> bool:
@@ -65,12 +69,31 @@ def record(
         vjps: one per input: ``vjp(*dys) -> dx`` (an array of the input's shape) or ``None``
             when the input gets no gradient (an integer index, a shape).
     """
-    tapes = state.tapes
-    if not tapes:
-        return
+    if state.tapes:
+        _record(name, inputs, outputs, tuple(vjps), None)
+
+
+def record_joint(
+    name: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor], vjp: JointVjp
+) -> None:
+    """Record an op whose input gradients share work, computed by one call.
+
+    Args:
+        name: the op's name, shown in errors.
+        inputs: the op's tensor inputs.
+        outputs: the tensors the op produced.
+        vjp: ``vjp(wanted, *dys) -> grads``: ``wanted`` holds one bool per input (does the
+            tape need that input's gradient?); ``grads`` one array or ``None`` per input.
+            A fused op (conv + bias + relu) computes the relu-masked gradient once for all.
+    """
+    if state.tapes:
+        _record(name, inputs, outputs, None, vjp)
+
+
+def _record(name, inputs, outputs, vjps, joint) -> None:
     input_ids = tuple(t._id for t in inputs)
     node = None
-    for tape in tapes:
+    for tape in state.tapes:
         if not tape._recording:
             continue
         watched = tape._watched
@@ -82,7 +105,8 @@ def record(
                 input_ids,
                 tuple(t._id for t in outputs),
                 tuple((t._value.shape, t._value.dtype) for t in outputs),
-                tuple(vjps),
+                vjps,
+                joint,
             )
         tape._nodes.append(node)
         for out in outputs:
@@ -212,8 +236,7 @@ class GradientTape:
         for s in flat_sources:
             if not isinstance(s, (Tensor, Variable)):
                 raise ValueError(
-                    f"gradient() sources must be tensors or variables, got "
-                    f"{type(s).__name__}."
+                    f"gradient() sources must be tensors or variables, got {type(s).__name__}."
                 )
         source_ids = [s._id for s in flat_sources]
 
@@ -264,10 +287,16 @@ class GradientTape:
                 np.zeros(shape, dtype) if d is None else d
                 for d, (shape, dtype) in zip(dys, node.output_meta, strict=True)
             ]
-            for in_id, vjp in zip(node.input_ids, node.vjps, strict=True):
-                if vjp is None or in_id not in reaches:
-                    continue
-                g = vjp(*dys)
+            if node.joint is not None:
+                wanted = tuple(i in reaches for i in node.input_ids)
+                pulled = zip(node.input_ids, node.joint(wanted, *dys), strict=True)
+            else:
+                pulled = (
+                    (in_id, vjp(*dys))
+                    for in_id, vjp in zip(node.input_ids, node.vjps, strict=True)
+                    if vjp is not None and in_id in reaches
+                )
+            for in_id, g in pulled:
                 if g is None:
                     continue
                 prev = grads.get(in_id)

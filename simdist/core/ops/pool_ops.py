@@ -54,32 +54,54 @@ def _max_forward(xv: np.ndarray, h: Axis, w: Axis) -> tuple[np.ndarray, np.ndarr
     """``(y, padded input)`` for max pooling."""
     fill = -np.inf if xv.dtype.kind == "f" else np.iinfo(xv.dtype).min
     xp = pad_hw(xv, h, w, fill)
-    y = None
-    for i, j in _offsets(h, w):
-        window = xp[offset_slices(i, j, h, w)]
-        y = window.copy() if y is None else np.maximum(y, window, out=y)
+    windows = [xp[offset_slices(i, j, h, w)] for i, j in _offsets(h, w)]
+    if len(windows) == 1:
+        return windows[0].copy(), xp
+    y = np.maximum(windows[0], windows[1])  # no copy of the first window
+    for window in windows[2:]:
+        np.maximum(y, window, out=y)
     return y, xp
+
+
+def _first_max_masks(windows, y: np.ndarray):
+    """Per window offset (row-major), where that offset holds its window's *first* maximum.
+
+    Yields boolean arrays of ``y``'s shape; the masks are disjoint, so ties (the zeros after
+    a relu) send the gradient to exactly one input, as TF's MaxPoolGrad does.
+    """
+    taken = None
+    last = len(windows) - 1
+    for k, window in enumerate(windows):
+        hit = window == y
+        if taken is None:
+            taken = hit.copy() if k < last else hit
+        else:
+            np.greater(hit, taken, out=hit)  # hit and not taken
+            if k < last:
+                taken |= hit
+        yield hit
 
 
 def _max_backward(g: np.ndarray, y: np.ndarray, xp: np.ndarray, h: Axis, w: Axis):
     """Route each output's gradient to the first maximum of its window (row-major)."""
-    dxp = np.zeros(xp.shape, dtype=g.dtype)
+    offsets = list(_offsets(h, w))
     if _non_overlapping(h, w):
-        hit = _blocks(xp, h, w) == y[:, :, None, :, None, :]
-        if np.count_nonzero(hit) != y.size:  # ties (zeros after a relu): keep the first
-            taken = np.zeros(y.shape, dtype=bool)
-            for i, j in _offsets(h, w):
-                this = hit[:, :, i, :, j, :]
-                np.logical_and(this, ~taken, out=this)
-                taken |= this
-        np.multiply(hit, g[:, :, None, :, None, :], out=_blocks(dxp, h, w))
+        # Every input lies in at most one window: write each offset's share straight into
+        # its strided view (a multiply by the 0/1 mask, no scatter-add), and zero only the
+        # ragged edge that no window covers. (A non-finite upstream gradient also reaches
+        # the window's other inputs as NaN through the multiply, as before this fast path.)
+        dxp = np.empty(xp.shape, dtype=g.dtype)
+        dxp[:, h.out * h.k :] = 0
+        dxp[:, : h.out * h.k, w.out * w.k :] = 0
+        xb, db = _blocks(xp, h, w), _blocks(dxp, h, w)
+        windows = [xb[:, :, i, :, j, :] for i, j in offsets]
+        for (i, j), hit in zip(offsets, _first_max_masks(windows, y), strict=True):
+            np.multiply(g, hit, out=db[:, :, i, :, j, :])
         return dxp
-    taken = np.zeros(y.shape, dtype=bool)
-    for i, j in _offsets(h, w):
-        sl = offset_slices(i, j, h, w)
-        hit = (xp[sl] == y) & ~taken
-        taken |= hit
-        dxp[sl] += np.where(hit, g, 0)
+    dxp = np.zeros(xp.shape, dtype=g.dtype)
+    windows = [xp[offset_slices(i, j, h, w)] for i, j in offsets]
+    for (i, j), hit in zip(offsets, _first_max_masks(windows, y), strict=True):
+        dxp[offset_slices(i, j, h, w)] += np.where(hit, g, 0)
     return _crop(dxp, h, w)
 
 

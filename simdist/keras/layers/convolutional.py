@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from simdist.core.ops import conv_ops, nn_ops
+from simdist.core.ops import fused_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras import activations, initializers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, int_pair, padding_name, positive_int
+from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
 
 __all__ = ["Conv2D", "conv_output_length"]
 
@@ -101,16 +102,18 @@ class Conv2D(Layer):
 
     def call(self, inputs) -> Tensor:
         check_input(self, inputs, ndim=4, axes={-1: self._channels})
-        outputs = conv_ops.conv2d(
+        # conv2d + bias_add (+ relu) as one fused op, as TF's grappler runs this layer.
+        fused = fused_activation(self.activation)
+        outputs = fused_ops.conv2d_bias_activation(
             inputs,
             self.kernel,
+            self.bias,
             strides=list(self.strides),
             padding=self.padding,
             dilations=list(self.dilation_rate),
+            activation=None if fused is NOT_FUSABLE else fused,
         )
-        if self.bias is not None:
-            outputs = nn_ops.bias_add(outputs, self.bias)
-        return self.activation(outputs)
+        return self.activation(outputs) if fused is NOT_FUSABLE else outputs
 
     def compute_output_shape(self, input_shape) -> TensorShape:
         batch, height, width, _ = as_shape(input_shape).as_list()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 
-from simdist.core.ops import array_ops, math_ops, nn_ops
+from simdist.core.ops import array_ops, fused_ops, math_ops, nn_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras import activations, initializers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, positive_int
+from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
 
 __all__ = ["Dense", "Flatten", "Dropout", "Activation", "ReLU"]
 
@@ -77,6 +78,15 @@ class Dense(Layer):
 
     def call(self, inputs) -> Tensor:
         check_input(self, inputs, min_ndim=2, axes={-1: self._last_dim})
+        fused = fused_activation(self.activation)
+        if inputs.shape.rank == 2:  # matmul + bias_add (+ relu) as one fused op
+            outputs = fused_ops.dense_bias_activation(
+                inputs,
+                self.kernel,
+                self.bias,
+                activation=None if fused is NOT_FUSABLE else fused,
+            )
+            return self.activation(outputs) if fused is NOT_FUSABLE else outputs
         outputs = math_ops.matmul(inputs, self.kernel)
         if self.bias is not None:
             outputs = nn_ops.bias_add(outputs, self.bias)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simdist.core.tensor import make_tensor
 from simdist.keras.optimizers.optimizer import Optimizer, _array
 
 __all__ = ["Adam"]
@@ -49,15 +50,25 @@ class Adam(Optimizer):
         m_slot, v_slot = slots["m"], slots["v"]
         m = _array(m_slot)
         v = _array(v_slot)
-        m = m + (grad - m) * dtype(1 - self.beta_1)
-        v = v + (np.square(grad) - v) * dtype(1 - self.beta_2)
-        m_slot.assign(m)
-        v_slot.assign(v)
+        # Each line's first operation makes a fresh array; the rest run in place on it.
+        m_new = grad - m
+        m_new *= dtype(1 - self.beta_1)
+        m_new += m
+        v_new = np.square(grad)
+        v_new -= v
+        v_new *= dtype(1 - self.beta_2)
+        v_new += v
+        m_slot.assign(make_tensor(m_new))  # a tensor: assigned without another copy
+        v_slot.assign(make_tensor(v_new))
         if self.amsgrad:
-            v = np.maximum(_array(slots["vhat"]), v)
-            slots["vhat"].assign(v)
+            v_new = np.maximum(_array(slots["vhat"]), v_new)
+            slots["vhat"].assign(make_tensor(v_new))
         alpha = lr * np.sqrt(one - np.power(b2, t)) / (one - np.power(b1, t))
-        var.assign_sub((m * alpha) / (np.sqrt(v) + dtype(self.epsilon)))
+        denominator = np.sqrt(v_new)
+        denominator += dtype(self.epsilon)
+        step = m_new * alpha
+        step /= denominator
+        var.assign_sub(make_tensor(step))
 
     def get_config(self) -> dict:
         return {

@@ -1,0 +1,185 @@
+"""Fused conv2d / matmul + bias_add + relu, one op each, as TF's grappler fuses Keras layers.
+
+``conv2d_bias_activation`` and ``dense_bias_activation`` compute what ``conv2d`` (or
+``matmul``), ``bias_add`` and ``relu`` compute one after the other, as one tape node:
+
+* forward: the bias rides inside the convolution's matmul (a column of ones in ``cols``,
+  the bias as the filters' last row); the relu then runs in place on the matmul's own
+  fresh output, so no intermediate array is allocated;
+* backward: one joint vjp masks the upstream gradient by the relu once, then gives the
+  filter and bias gradients from one matmul (``cols^T @ dy``: the ones column makes the
+  bias gradient its last row) and the input gradient by col2im. It walks the batch a few
+  images at a time (``_CHUNK_ROWS`` rows), so the masked gradient is still in cache when
+  both matmuls read it; the filter gradient is the sum of the chunks' matmuls, in a fixed
+  order (deterministic, rounding like a blocked matmul).
+
+Values equal the unfused ops' up to float rounding (the bias is added inside the matmul's
+sum). At the relu's kink the gradient follows ``tf.nn.relu``: none at 0, and
+``dy * (y > 0)`` elsewhere. The unfused ops stay as they are; the Keras ``Conv2D`` and
+``Dense`` layers call these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simdist import errors
+from simdist.core.ops._helpers import as_tensors
+from simdist.core.ops._windows import pad_hw
+from simdist.core.ops.conv_ops import col2im_add, conv_geometry, im2col
+from simdist.core.tape import record_joint
+from simdist.core.tensor import Tensor, make_tensor
+
+__all__ = ["conv2d_bias_activation", "dense_bias_activation", "ACTIVATIONS"]
+
+ACTIVATIONS = (None, "relu")
+_CHUNK_ROWS = 2048  # rows of the conv backward done together: ~256 KiB of gradient
+
+
+def _check_activation(activation) -> None:
+    if activation not in ACTIVATIONS:
+        raise ValueError(
+            f"fused ops support activation None or 'relu', got {activation!r}; apply other "
+            "activations after the op."
+        )
+
+
+def _check_bias(op: str, b: Tensor | None, channels: int) -> None:
+    if b is None:
+        return
+    shape = b._value.shape
+    if len(shape) != 1 or shape[0] != channels:
+        raise errors.InvalidArgumentError(
+            f"{op}: bias must be 1-D with one value per output channel ({channels}), got "
+            f"shape {list(shape)}."
+        )
+
+
+def _relu_masked(g: np.ndarray, y: np.ndarray, activation) -> np.ndarray:
+    """The gradient at the pre-activation: ``g * (y > 0)`` for relu (as ``tf.nn.relu``)."""
+    return g * (y > 0) if activation == "relu" else g
+
+
+def conv2d_bias_activation(
+    input,  # noqa: A002 - TF's argument name
+    filters,
+    bias=None,
+    strides=1,
+    padding="VALID",
+    dilations=None,
+    activation: str | None = None,
+) -> Tensor:
+    """``activation(conv2d(input, filters) + bias)`` (NHWC) as one op.
+
+    Args:
+        input: ``[batch..., height, width, in_channels]``.
+        filters: ``[filter_height, filter_width, in_channels, out_channels]``.
+        bias: ``[out_channels]``, or ``None`` for no bias.
+        strides, padding, dilations: as ``tf.nn.conv2d``.
+        activation: ``None`` or ``"relu"``.
+
+    Returns:
+        ``[batch..., out_height, out_width, out_channels]``.
+
+    Raises:
+        InvalidArgumentError: what ``tf.nn.conv2d`` raises, different dtypes, or a bias
+            that is not 1-D of ``out_channels`` values.
+        ValueError: an unsupported ``activation``, or bad ``strides``/``dilations``.
+    """
+    _check_activation(activation)
+    values = (input, filters) if bias is None else (input, filters, bias)
+    tensors = as_tensors("FusedConv2D", *values)
+    x, f = tensors[0], tensors[1]
+    b = tensors[2] if bias is not None else None
+    x4, h, w = conv_geometry(x, f, strides, padding, "NHWC", dilations)
+    xv, wv = x._value, f._value
+    n, out_c = x4.shape[0], wv.shape[3]
+    k = wv.shape[0] * wv.shape[1] * wv.shape[2]
+    _check_bias("FusedConv2D", b, out_c)
+    cols = im2col(pad_hw(x4, h, w), h, w, ones_column=b is not None)
+    wm = wv.reshape(k, out_c)
+    if b is not None:
+        wm = np.concatenate([wm, b._value.reshape(1, out_c)])
+    y2 = np.matmul(cols, wm)
+    if activation == "relu":
+        np.maximum(y2, 0, out=y2)
+    out = make_tensor(y2.reshape(xv.shape[:-3] + (h.out, w.out, out_c)), x.dtype)
+
+    def vjp(wanted, g):
+        g2 = g.reshape(-1, out_c)
+        want_wb = wanted[1] or (b is not None and wanted[2])
+        dxp = np.zeros((n, h.padded, w.padded, xv.shape[-1]), g2.dtype) if wanted[0] else None
+        wt = np.ascontiguousarray(wv.transpose(0, 1, 3, 2)) if wanted[0] else None
+        dwb = None
+        per_image = h.out * w.out
+        step = max(1, _CHUNK_ROWS // per_image)
+        # A few images at a time, so the masked gradient stays in cache for both matmuls.
+        for first in range(0, n, step):
+            last = min(n, first + step)
+            rows = slice(first * per_image, last * per_image)
+            gz = _relu_masked(g2[rows], y2[rows], activation)
+            if want_wb:
+                part = np.matmul(cols[rows].T, gz)
+                dwb = part if dwb is None else np.add(dwb, part, out=dwb)
+            if wanted[0]:
+                col2im_add(dxp[first:last], gz, wt, h, w)
+        if want_wb and dwb is None:  # an empty batch
+            dwb = np.zeros((cols.shape[1], out_c), g2.dtype)
+        dx = df = db = None
+        if wanted[0]:
+            dx = dxp[:, h.before : h.before + h.size, w.before : w.before + w.size]
+            dx = dx.reshape(xv.shape)
+        if wanted[1]:
+            df = dwb[:k].reshape(wv.shape)
+        if b is not None and wanted[2]:
+            db = dwb[k]  # the ones column of cols: the bias gradient is the last row
+        return (dx, df, db)[: len(tensors)]
+
+    record_joint("FusedConv2D", tensors, [out], vjp)
+    return out
+
+
+def dense_bias_activation(inputs, kernel, bias=None, activation: str | None = None) -> Tensor:
+    """``activation(inputs @ kernel + bias)`` for a 2-D ``inputs`` as one op.
+
+    Args:
+        inputs: ``[batch, in]``.
+        kernel: ``[in, units]``.
+        bias: ``[units]``, or ``None``.
+        activation: ``None`` or ``"relu"``.
+
+    Raises:
+        InvalidArgumentError: inputs or kernel not 2-D, inner sizes that differ, different
+            dtypes, or a bias that is not 1-D of ``units`` values.
+        ValueError: an unsupported ``activation``.
+    """
+    _check_activation(activation)
+    values = (inputs, kernel) if bias is None else (inputs, kernel, bias)
+    tensors = as_tensors("FusedMatMul", *values)
+    a, kern = tensors[0], tensors[1]
+    b = tensors[2] if bias is not None else None
+    av, kv = a._value, kern._value
+    if av.ndim != 2 or kv.ndim != 2 or av.shape[1] != kv.shape[0]:
+        raise errors.InvalidArgumentError(
+            f"FusedMatMul needs [batch, in] inputs and an [in, units] kernel, got shapes "
+            f"{list(av.shape)} and {list(kv.shape)}."
+        )
+    if a.dtype.is_bool or not (a.dtype.is_floating or a.dtype.is_integer):
+        raise errors.InvalidArgumentError(f"FusedMatMul does not support dtype {a.dtype.name}.")
+    _check_bias("FusedMatMul", b, kv.shape[1])
+    y = np.matmul(av, kv)  # a fresh array: bias and relu run in place
+    if b is not None:
+        np.add(y, b._value, out=y)
+    if activation == "relu":
+        np.maximum(y, 0, out=y)
+    out = make_tensor(y, a.dtype)
+
+    def vjp(wanted, g):
+        gm = _relu_masked(g, y, activation)
+        da = np.matmul(gm, kv.T) if wanted[0] else None
+        dk = np.matmul(av.T, gm) if wanted[1] else None
+        db = np.sum(gm, axis=0) if b is not None and wanted[2] else None
+        return (da, dk, db)[: len(tensors)]
+
+    record_joint("FusedMatMul", tensors, [out], vjp)
+    return out
