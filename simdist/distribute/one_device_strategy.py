@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 from simdist.core.device import device as device_scope
 from simdist.distribute.cross_device_ops import ReductionToOneDevice
 from simdist.distribute.strategy import Strategy, StrategyExtended
@@ -11,9 +13,17 @@ __all__ = ["OneDeviceStrategy"]
 
 
 class OneDeviceExtended(StrategyExtended):
+    """Variables are plain variables on the one device; the strategy remembers which."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._created = weakref.WeakValueDictionary()  # id -> variable made in scope
+
     def _create_distributed(self, next_creator, **kwargs):
         with device_scope(self._devices[0]):
-            return next_creator(**kwargs)
+            variable = next_creator(**kwargs)
+        self._created[id(variable)] = variable
+        return variable
 
     def update(self, var, fn, args=(), kwargs=None, group=True):
         with device_scope(self._devices[0]):
@@ -23,7 +33,7 @@ class OneDeviceExtended(StrategyExtended):
         return self.update(var, fn, args, kwargs)
 
     def variable_created_in_scope(self, v) -> bool:
-        return getattr(v, "_created_by", None) is self._container_strategy
+        return self._created.get(id(v)) is v
 
 
 class OneDeviceStrategy(Strategy):
