@@ -114,12 +114,14 @@ def per_replica_batch_sizes(
         raise ValueError(f"worker_index {worker_index} is not in [0, {num_workers})")
     if global_batch_size < 0:
         raise ValueError(f"global_batch_size must be >= 0, got {global_batch_size}")
-    num_subbatches = num_workers * num_replicas_per_worker
-    floor = global_batch_size // num_subbatches
-    num_ceil = global_batch_size - num_subbatches * floor
-    worker_0 = [floor + 1] * num_ceil + [floor] * (num_subbatches - num_ceil)
-    offset = worker_index * num_replicas_per_worker
-    return worker_0[offset:] + worker_0[:offset]
+    # Deal the global batch's elements one at a time to the sub-batches in turn (the first
+    # ones get the extra element), then rotate so that this worker's replicas come first.
+    sub_batches = num_workers * num_replicas_per_worker
+    sizes = [0] * sub_batches
+    for element in range(global_batch_size):
+        sizes[element % sub_batches] += 1
+    first = worker_index * num_replicas_per_worker
+    return [sizes[(first + i) % sub_batches] for i in range(sub_batches)]
 
 
 def _check_batches(batches: Sequence[Any]) -> list[np.ndarray]:

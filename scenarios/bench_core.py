@@ -67,21 +67,12 @@ def make_batch(batch: int):
 
 def simdist_step(batch: int):
     import simdist as tf
+    from simdist.demo import create_model  # the seeds' CNN
 
     tf.random.set_seed(0)
     images, labels = make_batch(batch)
     images, labels = tf.constant(images), tf.constant(labels)
-    model = tf.keras.Sequential(
-        [
-            tf.keras.layers.Conv2D(32, 3, activation="relu"),
-            tf.keras.layers.MaxPooling2D(),
-            tf.keras.layers.Conv2D(64, 3, activation="relu"),
-            tf.keras.layers.MaxPooling2D(),
-            tf.keras.layers.Flatten(),
-            tf.keras.layers.Dense(64, activation="relu"),
-            tf.keras.layers.Dense(10),
-        ]
-    )
+    model = create_model()
     loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
         from_logits=True, reduction=tf.keras.losses.Reduction.NONE
     )

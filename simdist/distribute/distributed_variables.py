@@ -151,6 +151,15 @@ class DistributedVariable(Variable):
         for comp in self._components:
             comp._write(new, read_value=False)
 
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        return self._apply_write("assign", value, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._apply_write("assign_add", delta, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._apply_write("assign_sub", delta, read_value)
+
     def _meet(self, op: str, array: np.ndarray, combine):
         """Every replica arrives with ``array``; ``combine(arrays)`` runs once."""
         ctx = state.replica_context
@@ -225,15 +234,6 @@ class MirroredVariable(DistributedVariable):
                 self._write_all(self._primary._value + sign * array)
         return self if read_value else None
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._apply_write("assign", value, read_value)
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._apply_write("assign_add", delta, read_value)
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._apply_write("assign_sub", delta, read_value)
-
 
 class SyncOnReadVariable(DistributedVariable):
     """ON_READ: per-replica copies, aggregated when read across replicas."""
@@ -288,15 +288,6 @@ class SyncOnReadVariable(DistributedVariable):
             for comp in self._components:
                 getattr(comp, op)(array, read_value=False)
         return self if read_value else None
-
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        return self._apply_write("assign", value, read_value)
-
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self._apply_write("assign_add", delta, read_value)
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self._apply_write("assign_sub", delta, read_value)
 
 
 def check_synchronization(synchronization, name: str) -> VariableSynchronization:

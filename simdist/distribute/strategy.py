@@ -8,6 +8,7 @@ lower-level operations (``reduce_to``, ``batch_reduce_to``, ``update``).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 from collections.abc import Callable
 
@@ -40,7 +41,7 @@ def _components(value) -> list:
     return [value]
 
 
-class StrategyExtended:
+class StrategyExtended(abc.ABC):
     """``strategy.extended``: devices and the lower-level cross-replica operations."""
 
     def __init__(
@@ -170,9 +171,9 @@ class StrategyExtended:
     def _creator(self, next_creator, **kwargs):
         return self._create_variable(next_creator, **kwargs)
 
+    @abc.abstractmethod
     def _create_distributed(self, next_creator: Callable, **kwargs):
-        """Subclasses: build the variable from ``next_creator`` calls (one per copy)."""
-        raise NotImplementedError  # pragma: no cover - every strategy overrides it
+        """Build the variable from ``next_creator`` calls (one per copy)."""
 
 
 def _initial_value(kwargs: dict):
