@@ -121,3 +121,38 @@ def test_run_inside_the_scope_does_not_mirror_twice():
         w = tf.Variable(2.0)
     for var in (v, w):
         assert all(type(c) is tf.Variable for c in var.values)
+
+
+def test_distribute_datasets_from_function_feeds_each_replica_its_own_batches():
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    contexts = []
+
+    def dataset_fn(input_context):
+        contexts.append(input_context)
+        batch_size = input_context.get_per_replica_batch_size(8)
+        dataset = tf.data.Dataset.range(16).batch(batch_size)
+        return dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+
+    dist = strategy.distribute_datasets_from_function(dataset_fn)
+    steps = [[t.numpy().tolist() for t in x.values] for x in dist]
+    assert (contexts[0].num_input_pipelines, contexts[0].input_pipeline_id) == (1, 0)
+    assert contexts[0].num_replicas_in_sync == 2
+    assert steps == [[[0, 1, 2, 3], [4, 5, 6, 7]], [[8, 9, 10, 11], [12, 13, 14, 15]]]
+
+
+def test_iterating_the_distributed_dataset_inside_a_function():
+    # The tutorial's `distributed_train_epoch`: the loop over the dataset inside tf.function.
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    dist = strategy.experimental_distribute_dataset(tf.data.Dataset.range(10).batch(4))
+
+    @tf.function
+    def epoch(dataset):
+        total = 0
+        num_batches = 0
+        for x in dataset:
+            per_replica = strategy.run(lambda v: tf.reduce_sum(v), args=(x,))
+            total += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+            num_batches += 1
+        return total / tf.cast(num_batches, dtype=tf.int64)
+
+    assert float(epoch(dist)) == 45 / 3
