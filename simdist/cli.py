@@ -37,6 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--batch-size-per-replica", type=int, default=16)
     demo.add_argument("--seed", type=int, default=0)
     demo.set_defaults(handler=_demo)
+    from simdist.cost.cli import add_parser as add_cost_parser
+
+    add_cost_parser(sub)
+    from simdist.topology.cli import add_parser as add_topology_parser
+
+    add_topology_parser(sub)
     return parser
 
 

@@ -179,4 +179,29 @@ def run(
     )
     if owned_dir is not None:
         owned_dir.cleanup()
+    result["predicted"] = report_predicted_cost(model, batch_size_per_replica, out)
     return result
+
+
+PRESETS = ("dgx-h100", "h100-cluster:2", "v4-32")
+
+
+def report_predicted_cost(model, batch_per_device: int, out=print) -> dict:
+    """Price this model's training step on hardware the user may not have (simdist.cost).
+
+    An analytical roofline of each layer plus the gradient all-reduce priced on the preset's
+    links (alpha-beta with contention), weak scaling at a fixed batch per device.
+    """
+    from simdist.cost import format_scaling_table, scaling_table
+    from simdist.topology import get_topology
+
+    predicted = {}
+    for name in PRESETS:
+        topology = get_topology(name)
+        counts = [c for c in (1, 2, 4, 8, 16) if c <= topology.num_devices]
+        rows = scaling_table(model, (28, 28, 1), batch_per_device, topology, counts)
+        out("")
+        out(f"Predicted step on {name} ({len(counts)} sizes, {batch_per_device} per device):")
+        out(format_scaling_table(rows))
+        predicted[name] = rows
+    return predicted

@@ -19,6 +19,11 @@ def test_demo_trains_checkpoints_and_restores_without_a_strategy(tmp_path):
     assert result["checkpoint"].endswith("ckpt-2")
     assert result["restored_accuracy"] == result["test_accuracy"]
     assert result["test_accuracy"] > 0.2  # learns: chance is 0.1
+    assert set(result["predicted"]) == set(demo.PRESETS)
+    assert any(line.startswith("Predicted step on dgx-h100") for line in lines)
+    rows = result["predicted"]["dgx-h100"]
+    assert rows[0].num_devices == 1 and rows[-1].num_devices == 8
+    assert rows[-1].step.step_time > rows[0].step.step_time  # the all-reduce costs something
 
 
 def test_cli_rejects_bad_sizes(capsys):

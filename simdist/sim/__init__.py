@@ -1,3 +1,18 @@
-"""simdist's own additions (not TF names): demo data, and later topologies, costs, launchers."""
+"""simdist's own additions (not TF names): topologies, collectives, costs, demo data.
 
+The packages stay the home of each piece (``simdist.topology``, ``simdist.collectives``,
+``simdist.cost``); this module gathers the names a user reaches for first.
+"""
+
+from simdist import collectives as collectives
+from simdist import cost as cost
+from simdist import topology as topology
+from simdist.cost import nccl_table as nccl_table
+from simdist.cost import price_collective as price_collective
+from simdist.cost import price_step as price_step
+from simdist.cost import scaling_table as scaling_table
+from simdist.cost import write_chrome_trace as write_chrome_trace
 from simdist.sim.synthetic_digits import load_synthetic_digits as load_synthetic_digits
+from simdist.topology import get_topology as get_topology
+from simdist.topology import list_topologies as list_topologies
+from simdist.topology import load_topology as load_topology
