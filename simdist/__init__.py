@@ -1,8 +1,9 @@
 """simdist: tf.distribute semantics on simulated devices, in NumPy. ``import simdist as tf``.
 
 This module is the TF-shaped face: it only re-exports. The implementation lives in
-``simdist.core`` (tensors, ops, autodiff), ``simdist.keras``, ``simdist.data`` and, in later
-packages, ``simdist.distribute``; simdist's own additions live under ``simdist.sim``.
+``simdist.core`` (tensors, ops, autodiff), ``simdist.keras``, ``simdist.data``,
+``simdist.distribute`` and ``simdist.checkpoint``; simdist's own additions (topologies,
+collectives, costs, profiles) gather under ``simdist.sim``.
 """
 
 from simdist import config as config
@@ -14,6 +15,7 @@ from simdist import linalg as linalg
 from simdist import math as math
 from simdist import nn as nn
 from simdist import random as random
+from simdist import sim as sim
 from simdist import train as train
 from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
 from simdist.core import dtypes as dtypes

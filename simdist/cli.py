@@ -14,6 +14,7 @@ def _demo(args: argparse.Namespace) -> int:
         num_train=args.train_size,
         num_test=args.test_size,
         batch_size_per_replica=args.batch_size_per_replica,
+        trace_path=args.trace or None,
         seed=args.seed,
     )
     return 0
@@ -36,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--test-size", type=int, default=1000)
     demo.add_argument("--batch-size-per-replica", type=int, default=16)
     demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument(
+        "--trace",
+        default="simdist-demo.trace.json",
+        help="where to write the Chrome trace of the profiled step ('' to skip)",
+    )
     demo.set_defaults(handler=_demo)
     from simdist.cost.cli import add_parser as add_cost_parser
 

@@ -42,6 +42,7 @@ def run(
     batch_size_per_replica: int = 16,
     seed: int = 0,
     checkpoint_dir: str | None = None,
+    trace_path: str | None = None,
     out=print,
 ) -> dict:
     """Run the tutorial; return the final metrics. Prints the tutorial's epoch lines."""
@@ -179,6 +180,16 @@ def run(
     )
     if owned_dir is not None:
         owned_dir.cleanup()
+
+    # One more training step, recorded: what it would cost on a DGX H100 (simdist.sim.profile).
+    with tf.sim.profile(topology="dgx-h100") as prof:
+        distributed_train_step(next(iter(train_dist_dataset)))
+    out("")
+    out(str(prof.report()))
+    if trace_path is not None:
+        prof.write_chrome_trace(trace_path)
+        out(f"Chrome trace of that step: {trace_path} (open it in https://ui.perfetto.dev)")
+    result["profiled_step_time"] = prof.report().total_time
     result["predicted"] = report_predicted_cost(model, batch_size_per_replica, out)
     return result
 

@@ -1,5 +1,6 @@
 """The main job (``simdist demo``): the seed tutorial on virtual GPUs, end to end, small."""
 
+import json
 import subprocess
 import sys
 
@@ -9,8 +10,14 @@ from simdist.cli import main
 
 def test_demo_trains_checkpoints_and_restores_without_a_strategy(tmp_path):
     lines = []
+    trace = tmp_path / "demo.trace.json"
     result = demo.run(
-        epochs=3, num_train=1024, num_test=256, checkpoint_dir=str(tmp_path), out=lines.append
+        epochs=3,
+        num_train=1024,
+        num_test=256,
+        checkpoint_dir=str(tmp_path),
+        trace_path=str(trace),
+        out=lines.append,
     )
     assert lines[0] == "Number of devices: 4"
     assert [line.split(",")[0] for line in lines[1:4]] == ["Epoch 1", "Epoch 2", "Epoch 3"]
@@ -19,6 +26,9 @@ def test_demo_trains_checkpoints_and_restores_without_a_strategy(tmp_path):
     assert result["checkpoint"].endswith("ckpt-2")
     assert result["restored_accuracy"] == result["test_accuracy"]
     assert result["test_accuracy"] > 0.2  # learns: chance is 0.1
+    assert result["profiled_step_time"] > 0
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert {e["pid"] for e in events if e.get("ph") == "X"} == {0, 1, 2, 3}  # 4 devices
     assert set(result["predicted"]) == set(demo.PRESETS)
     assert any(line.startswith("Predicted step on dgx-h100") for line in lines)
     rows = result["predicted"]["dgx-h100"]

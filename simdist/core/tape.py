@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from simdist import errors
-from simdist.core import nest
+from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -268,6 +268,7 @@ class GradientTape:
                 g = np.zeros(tuple(s.shape), s.dtype.as_numpy_dtype)
             results.append(None if g is None else make_tensor(g, s.dtype, s.device))
         self._guard_outer_tapes(targets, [r for r in results if r is not None])
+        profile_hook.gradient_done()
         return nest.pack_sequence_as(sources, results)
 
     def _backward(self, grads: dict[int, np.ndarray], source_ids: set[int]) -> dict:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import collectives, errors
+from simdist.core import profile_hook
 from simdist.distribute.reduce_util import ReduceOp
 
 __all__ = [
@@ -66,6 +67,7 @@ def reduce_arrays(
         InvalidArgumentError: the arrays' shapes or dtypes differ, or they are bool.
     """
     _check_same(arrays)
+    profile_hook.record_collective("all_reduce", arrays, algorithm)
     kwargs = {"ranks_per_node": len(arrays)} if algorithm == "hierarchical" else {}
     total = collectives.reduce_arrays("sum", list(arrays), algorithm=algorithm, **kwargs)
     return _mean(total, len(arrays)) if reduce_op is ReduceOp.MEAN else total

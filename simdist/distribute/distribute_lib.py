@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from simdist.core import nest
+from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.convert import constant, convert_to_tensor
 from simdist.core.tape import record
@@ -164,6 +164,7 @@ class ReplicaContext:
         n = self.num_replicas_in_sync
 
         def combine(per_replica: list[list[np.ndarray]]) -> list:
+            profile_hook.record_components("all_gather", per_replica)
             gathered = [
                 concat_components([per_replica[r][i] for r in range(n)], axis)
                 for i in range(len(per_replica[0]))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from simdist.core import nest
+from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.device import DEFAULT_DEVICE, current_device
@@ -254,7 +254,8 @@ class Strategy:
         caller = (state.function_depth, list(state.variable_creators))
         with self.scope():
             runner = runner_lib.ReplicaRunner(n, lambda i: self._enter_replica(i, runner, caller))
-            results = runner.run(fn, per_replica)
+            with profile_hook.step(self):
+                results = runner.run(fn, per_replica)
         return regroup(results)
 
     def _replica_stream(self, replica_id: int) -> RandomState:

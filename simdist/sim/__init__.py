@@ -12,6 +12,8 @@ from simdist.cost import price_collective as price_collective
 from simdist.cost import price_step as price_step
 from simdist.cost import scaling_table as scaling_table
 from simdist.cost import write_chrome_trace as write_chrome_trace
+from simdist.sim.profile import profile as profile
+from simdist.sim.profile_report import ProfileReport as ProfileReport
 from simdist.sim.synthetic_digits import load_synthetic_digits as load_synthetic_digits
 from simdist.topology import get_topology as get_topology
 from simdist.topology import list_topologies as list_topologies

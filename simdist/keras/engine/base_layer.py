@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from simdist.core import dtypes, nest
+from simdist.core import dtypes, nest, profile_hook
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import math_ops
 from simdist.core.shape import TensorShape, as_shape
@@ -346,7 +346,9 @@ class Layer(AutoTrackable):
             _CTX.scopes.append((self, self._name))
         _CTX.training.append(training)
         try:
-            return self.call(inputs, *args, **kwargs)
+            outputs = self.call(inputs, *args, **kwargs)
+            profile_hook.layer_called(self, inputs)
+            return outputs
         finally:
             _CTX.training.pop()
             if self._OPENS_NAME_SCOPE:

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from simdist.core import dtypes
+from simdist.core import dtypes, profile_hook
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
@@ -313,6 +313,7 @@ class Optimizer:
 
             strategy.extended.update(var, update, args=(grad,))
         self._iterations.assign_add(1)
+        profile_hook.optimizer_updated(self, pairs)
         return self._iterations
 
     def _clip_gradients(self, grads: list) -> list[np.ndarray]:
