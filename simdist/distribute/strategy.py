@@ -333,10 +333,10 @@ class Strategy:
         dtype = tensors[0].dtype
         if op is ReduceOp.MEAN:
             count = sum(t._value.shape[ax] for t in tensors)
-            if dtype.is_integer:
-                result = total / np.float64(count)  # TF's truediv of integers gives float64
-                return make_tensor(result.astype(np.float64), device=DEFAULT_DEVICE)
-            return make_tensor(total / total.dtype.type(count), dtype, DEFAULT_DEVICE)
+            with np.errstate(invalid="ignore", divide="ignore"):  # no elements: NaN, as TF
+                if dtype.is_integer:  # TF's truediv of integers gives float64
+                    return make_tensor(total / np.float64(count), device=DEFAULT_DEVICE)
+                return make_tensor(total / total.dtype.type(count), dtype, DEFAULT_DEVICE)
         return make_tensor(total, dtype, DEFAULT_DEVICE)
 
     def gather(self, value, axis: int):
