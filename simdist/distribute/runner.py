@@ -70,6 +70,7 @@ class _Replica:
         self.abort = False
         self.calls: list[str] = []
         self.thread: threading.Thread | None = None
+        self.running = False  # it has the turn (a stuck replica keeps it after a timeout)
 
 
 _local = threading.local()
@@ -125,6 +126,8 @@ class ReplicaRunner:
         rep = current_replica()
         if rep is None or getattr(_local, "runner", None) is not self:
             raise RuntimeError("A collective was called outside the replica threads of this run.")
+        if rep.abort:  # the run was stopped while this replica was stuck: unwind
+            raise _ReplicaAborted()
         rep.calls.append(call.describe())
         rep.value = call
         rep.status = "collective"
@@ -152,8 +155,11 @@ class ReplicaRunner:
             self._stop_all()
 
     def _resume(self, rep: _Replica) -> None:
+        rep.running = True
         rep.turn.release()
-        if not self._yielded.acquire(timeout=self._timeout):
+        if self._yielded.acquire(timeout=self._timeout):
+            rep.running = False
+        else:
             waiting = [r.id for r in self._replicas if r.status == "collective"]
             raise errors.DeadlineExceededError(
                 f"Replica {rep.id} neither reached a collective nor returned within "
@@ -215,6 +221,9 @@ class ReplicaRunner:
     def _stop_all(self) -> None:
         for rep in self._replicas:
             if rep.thread is None or not rep.thread.is_alive():
+                continue
+            if rep.running:  # stuck past the deadline: a daemon thread we cannot stop
+                rep.abort = True
                 continue
             if rep.status in ("new", "collective"):
                 rep.abort = True

@@ -154,3 +154,23 @@ def test_replicas_draw_different_but_reproducible_random_numbers(strategy):
     for a, b in zip(first, again, strict=True):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(first[0], first[1])
+
+
+def test_a_replica_stuck_outside_any_collective_hits_the_deadline(strategy, monkeypatch):
+    import time
+
+    monkeypatch.setenv("SIMDIST_REPLICA_TIMEOUT", "0.5")
+    release = threading.Event()
+
+    def fn():
+        if int(tf.distribute.get_replica_context().replica_id_in_sync_group) == 1:
+            release.wait(30)  # blocked on something that is not a collective
+        return 0
+
+    start = time.perf_counter()
+    try:
+        with pytest.raises(tf.errors.DeadlineExceededError, match="Replica 1 neither reached"):
+            strategy.run(fn)
+    finally:
+        release.set()
+    assert time.perf_counter() - start < 5  # the deadline, not the stuck replica, decides
