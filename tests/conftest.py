@@ -1,7 +1,8 @@
-"""Shared test settings: hypothesis profiles (deterministic in CI) and the repo on sys.path."""
+"""Shared test settings: hypothesis profiles (deterministic in CI), fresh Keras names per test."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -14,3 +15,13 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=40)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True)
+def fresh_keras_names():
+    """Every test starts with Keras's name counters at zero (``dense``, not ``dense_7``), so
+    asserted layer and variable names do not depend on which tests ran before on a worker."""
+    from simdist.keras import backend
+
+    backend.clear_session()
+    yield
