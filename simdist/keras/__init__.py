@@ -1,11 +1,13 @@
 """``tf.keras``: layers, models, losses, metrics, optimizers on simdist's core (re-exports only).
 
-``compile``/``fit`` are not here yet; custom training loops (GradientTape + an optimizer's
-``apply_gradients``) work.
+``Model.compile``/``fit``/``evaluate``/``predict`` and ``tf.keras.callbacks`` train under the
+strategy a model was created in; custom training loops work too.
 """
 
 from simdist.keras import activations as activations
 from simdist.keras import backend as backend
+from simdist.keras import callbacks as callbacks
+from simdist.keras import datasets as datasets
 from simdist.keras import initializers as initializers
 from simdist.keras import layers as layers
 from simdist.keras import losses as losses

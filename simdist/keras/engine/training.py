@@ -1,15 +1,21 @@
 """``tf.keras.Model`` for subclassing: a Layer that lists its layers and builds by a trial call.
 
-``compile``/``fit``/``evaluate``/``predict`` arrive with the training-loop package. The
-functional form ``Model(inputs, outputs)`` is not supported.
+``compile``/``fit``/``evaluate``/``predict``/``train_on_batch``/``test_on_batch``/``summary``
+delegate to :mod:`simdist.keras.engine.training_loop` and :mod:`~simdist.keras.engine.summary`.
+A model remembers the strategy whose scope was active when it was created
+(``distribute_strategy``); training distributes with it. The functional form
+``Model(inputs, outputs)`` is not supported.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.shape import as_shape
+from simdist.keras.engine import summary as summary_lib
+from simdist.keras.engine import training_loop
 from simdist.keras.engine.base_layer import Layer
 
 __all__ = ["Model"]
@@ -29,6 +35,41 @@ class Model(Layer):
                 "subclass tf.keras.Model or use tf.keras.Sequential."
             )
         super().__init__(**kwargs)
+        created_under = state.strategy_stack[-1] if state.strategy_stack else None
+        object.__setattr__(self, "_distribution_strategy", created_under)
+        object.__setattr__(self, "_is_compiled", False)
+        object.__setattr__(self, "optimizer", None)
+        object.__setattr__(self, "stop_training", False)
+        object.__setattr__(self, "history", None)
+
+    @property
+    def distribute_strategy(self):
+        """The strategy the model was created under (the default strategy if none)."""
+        if self._distribution_strategy is not None:
+            return self._distribution_strategy
+        return _default()
+
+    # --- training (see simdist.keras.engine.training_loop) ---------------------------------
+    compile = training_loop.compile
+    fit = training_loop.fit
+    evaluate = training_loop.evaluate
+    predict = training_loop.predict
+    train_on_batch = training_loop.train_on_batch
+    test_on_batch = training_loop.test_on_batch
+    reset_metrics = training_loop.reset_metrics
+    summary = summary_lib.summary
+
+    @property
+    def metrics(self) -> list:
+        """The compiled metrics (after ``compile``)."""
+        return list(getattr(self, "_compiled_metrics", []))
+
+    @property
+    def metrics_names(self) -> list[str]:
+        """``['loss', <metric names>...]`` once compiled."""
+        if not self._is_compiled:
+            return []
+        return ["loss", *[m.name for m in self._compiled_metrics]]
 
     @property
     def layers(self) -> list:
@@ -81,3 +122,33 @@ class Model(Layer):
             raise
 
     build._is_default = True  # a first call builds sub-layers itself; no trial call then
+
+    # --- saving (simdist/keras/saving.py) -----------------------------------------------
+    def _maybe_build(self, input_shape) -> None:
+        if not self.built:  # remembered so model.save can rebuild the model when loading
+            object.__setattr__(self, "_build_input_shape", input_shape)
+        super()._maybe_build(input_shape)
+
+    def save(self, filepath, overwrite: bool = True, save_format=None, **kwargs) -> None:
+        """Save architecture and weights as a directory (see ``simdist.keras.saving``)."""
+        from simdist.keras import saving
+
+        saving.save_model(self, filepath, overwrite=overwrite, save_format=save_format, **kwargs)
+
+    def save_weights(self, filepath, overwrite: bool = True, save_format=None, options=None):
+        """Write the weights as a ``tf.train.Checkpoint`` at prefix ``filepath``."""
+        from simdist.keras import saving
+
+        saving.save_weights(self, filepath, overwrite=overwrite, save_format=save_format)
+
+    def load_weights(self, filepath, skip_mismatch: bool = False, by_name: bool = False):
+        """Restore weights written by ``save_weights``; returns the restore status."""
+        from simdist.keras import saving
+
+        return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
+
+
+def _default():
+    from simdist.distribute.default_strategy import default_strategy
+
+    return default_strategy()

@@ -1,0 +1,218 @@
+"""``ModelCheckpoint`` and ``BackupAndRestore``: callbacks that write ``tf.train.Checkpoint``s.
+
+``ModelCheckpoint(filepath)`` writes ``<filepath>.index`` + ``<filepath>.npz`` (simdist's
+checkpoint files) with ``filepath`` formatted by ``epoch`` (1-based) and the epoch's logs,
+e.g. ``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``. It saves the model's variables, and the
+optimizer's too unless ``save_weights_only``; restore with
+``tf.train.Checkpoint(model=model).restore(path)`` (add ``optimizer=`` for a full save).
+
+``BackupAndRestore(backup_dir)`` makes ``fit`` resumable. It keeps, in ``backup_dir/chief``:
+
+* ``ckpt-N.index``/``ckpt-N.npz``: the model and optimizer (weights, slots, ``iterations``),
+  the two newest kept (``tf.train.CheckpointManager``);
+* ``training_state.json``, replaced atomically after the checkpoint is complete: the
+  checkpoint it belongs to, the position ``epoch``/``step`` (the next step to run), the
+  running loss sum/count of the interrupted epoch, each metric variable's per-replica
+  values, and the shuffle seed.
+
+When ``fit`` starts and a backup exists, the model and optimizer are restored and ``fit``
+continues at that epoch and step: the epoch's batches are regenerated (NumPy input: the
+same permutation, see :mod:`simdist.keras.engine.data_adapter`) and the first ``step`` are
+skipped, so the resumed run applies exactly the updates the uninterrupted one would have.
+Exact only for inputs whose batch order depends on nothing but the epoch (NumPy arrays,
+datasets without an unseeded or per-iteration reshuffle) and for models that draw no random
+numbers during training (no Dropout). The backup is deleted when ``fit`` ends normally
+(``delete_checkpoint=True``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+
+from simdist.checkpoint.checkpoint import Checkpoint
+from simdist.checkpoint.manager import CheckpointManager
+from simdist.keras.engine.callback_base import Callback
+
+__all__ = ["ModelCheckpoint", "BackupAndRestore"]
+
+
+def _check_freq(save_freq):
+    if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
+        raise ValueError(
+            f"Unrecognized save_freq: {save_freq!r}. Expected save_freq are 'epoch' or a "
+            "positive integer number of batches."
+        )
+    return save_freq
+
+
+class ModelCheckpoint(Callback):
+    """Save the model (or its weights) every epoch, every ``save_freq`` batches, or only
+    when ``monitor`` improves (``save_best_only``).
+
+    Raises:
+        ValueError: an unknown ``mode`` or ``save_freq``.
+    """
+
+    def __init__(
+        self,
+        filepath,
+        monitor="val_loss",
+        verbose=0,
+        save_best_only=False,
+        save_weights_only=False,
+        mode="auto",
+        save_freq="epoch",
+        initial_value_threshold=None,
+    ) -> None:
+        from simdist.keras.callbacks import monitor_op
+
+        super().__init__()
+        self.filepath = os.fspath(filepath)
+        self.monitor = monitor
+        self.verbose = verbose
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.save_freq = _check_freq(save_freq)
+        self.monitor_op = monitor_op(mode, monitor)
+        if initial_value_threshold is not None:
+            self.best = initial_value_threshold
+        else:
+            self.best = np.inf if self.monitor_op is np.less else -np.inf
+        self._batches = 0
+        self._epoch = 0
+
+    def _checkpoint(self) -> Checkpoint:
+        if self.save_weights_only or self.model.optimizer is None:
+            return Checkpoint(model=self.model)
+        return Checkpoint(model=self.model, optimizer=self.model.optimizer)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        self._batches += 1
+        if self._batches % self.save_freq == 0:
+            self._save(self._epoch, dict(logs or {}, batch=batch + 1))
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, logs or {})
+
+    def _save(self, epoch: int, logs: dict) -> None:
+        try:
+            path = self.filepath.format(epoch=epoch + 1, **logs)
+        except KeyError as err:
+            raise KeyError(
+                f'Failed to format this callback filepath: "{self.filepath}". Reason: {err}'
+            ) from err
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                import warnings
+
+                warnings.warn(
+                    f"Can save best model only with {self.monitor} available, skipping.",
+                    stacklevel=3,
+                )
+                return
+            if not self.monitor_op(current, self.best):
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from "
+                          f"{self.best:.5f}")
+                return
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
+                      f"{current:.5f}, saving model to {path}")
+            self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        directory = os.path.dirname(path)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        self._checkpoint().write(path)
+
+
+class BackupAndRestore(Callback):
+    """Back up training state so an interrupted ``fit`` resumes where it stopped (see the
+    module docstring for the files and the exactness conditions).
+
+    Raises:
+        ValueError: an empty ``backup_dir`` or a bad ``save_freq``.
+    """
+
+    _STATE = "training_state.json"
+
+    def __init__(
+        self, backup_dir, save_freq="epoch", delete_checkpoint=True, save_before_preemption=False
+    ) -> None:
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = _check_freq(save_freq)
+        self.delete_checkpoint = delete_checkpoint
+        self._dir = os.path.join(self.backup_dir, "chief")
+        self._manager = None
+        self._batches = 0
+
+    def _state_path(self) -> str:
+        return os.path.join(self._dir, self._STATE)
+
+    def on_train_begin(self, logs=None):
+        model = self.model
+        checkpoint = Checkpoint(model=model, optimizer=model.optimizer)
+        self._manager = CheckpointManager(checkpoint, self._dir, max_to_keep=2)
+        self._batches = 0
+        if not os.path.exists(self._state_path()):
+            return
+        with open(self._state_path(), encoding="utf-8") as f:
+            saved = json.load(f)
+        checkpoint.restore(os.path.join(self._dir, saved["checkpoint"]))
+        data = getattr(model, "_fit_data", None)
+        if data is not None and data.seed != saved["seed"]:
+            raise ValueError(
+                f"The backup in {self._dir} was made with shuffle seed {saved['seed']} but this "
+                f"run uses {data.seed}; set the same tf.random.set_seed to resume exactly, or "
+                "delete the backup directory."
+            )
+        object.__setattr__(model, "_resume_point", saved)
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        self._batches += 1
+        if self._batches % self.save_freq == 0:
+            self._backup(*self.model._fit_position)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._backup(epoch + 1, 0)
+
+    def _backup(self, epoch: int, step: int) -> None:
+        from simdist.keras.engine.compile_utils import metric_states as _metric_states
+
+        model = self.model
+        path = self._manager.save()
+        in_epoch = step > 0
+        state = {
+            "checkpoint": os.path.basename(path),
+            "epoch": int(epoch),
+            "step": int(step),
+            "loss_tracker": list(model._loss_tracker) if in_epoch else [0.0, 0.0],
+            "metric_states": _metric_states(model) if in_epoch else None,
+            "seed": model._fit_data.seed,
+        }
+        tmp = self._state_path() + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        os.replace(tmp, self._state_path())
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint and os.path.isdir(self._dir):
+            shutil.rmtree(self._dir)

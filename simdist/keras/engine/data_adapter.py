@@ -1,0 +1,183 @@
+"""What ``fit``/``evaluate``/``predict`` iterate: NumPy arrays or Datasets, epoch by epoch.
+
+* NumPy arrays (or tensors, or lists/dicts of them) ``x, y, sample_weight`` are sliced into
+  batches of ``batch_size`` (32 by default). With ``shuffle=True`` each epoch uses the
+  permutation ``np.random.default_rng([seed, epoch]).permutation(n)``, ``seed`` being the
+  global seed (``tf.random.set_seed``) or 0: an epoch's batches depend on nothing but the
+  seed and the epoch number, so a resumed run (``BackupAndRestore``) sees the same batches.
+* A ``tf.data.Dataset`` is used as given (``y`` must then be None); its elements are ``x``,
+  ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``.
+
+Each epoch is distributed with the model's strategy (``experimental_distribute_dataset``).
+Without ``steps_per_epoch`` (or with the dataset's own number of batches) every epoch starts
+a fresh iterator; otherwise one iterator runs across epochs, as Keras 2 does.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from simdist.core import nest
+from simdist.core.random import _default_state
+from simdist.core.tensor import Tensor
+from simdist.data.dataset import Dataset
+
+__all__ = ["DataHandler", "unpack", "shuffle_seed"]
+
+
+def unpack(data):
+    """``(x, y, sample_weight)`` of one element (missing parts are None)."""
+    if isinstance(data, tuple):
+        if len(data) == 1:
+            return data[0], None, None
+        if len(data) == 2:
+            return data[0], data[1], None
+        if len(data) == 3:
+            return data
+        raise ValueError(
+            f"Data is expected to be x, (x,), (x, y) or (x, y, sample_weight); got a tuple of "
+            f"{len(data)} elements."
+        )
+    return data, None, None
+
+
+def shuffle_seed() -> int:
+    """The seed of fit's per-epoch shuffles: the global seed, or 0 when none is set."""
+    seed = _default_state.global_seed
+    return 0 if seed is None else int(seed)
+
+
+def _as_array(value):
+    if isinstance(value, Tensor):
+        return np.asarray(value._value)
+    if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+        return np.asarray(value.numpy())
+    return np.asarray(value)
+
+
+class DataHandler:
+    """Batches per epoch, distributed by ``strategy``.
+
+    Raises:
+        ValueError: ``y`` with a Dataset, arrays of different lengths, an infinite dataset
+            without ``steps``, or an empty input.
+    """
+
+    def __init__(
+        self,
+        x,
+        y=None,
+        sample_weight=None,
+        batch_size=None,
+        steps=None,
+        shuffle=False,
+        strategy=None,
+        seed=None,
+    ) -> None:
+        self._strategy = strategy
+        self._user_steps = steps
+        self._persistent = None
+        self.seed = shuffle_seed() if seed is None else int(seed)
+        if isinstance(x, Dataset):
+            if y is not None:
+                raise ValueError(
+                    "`y` argument is not supported when using dataset as input; the dataset's "
+                    "elements must be (x, y) pairs."
+                )
+            if batch_size is not None:
+                raise ValueError(
+                    "`batch_size` is not supported for a Dataset input: batch the dataset "
+                    "itself (dataset.batch(...))."
+                )
+            self._dataset = x
+            self._arrays = None
+            cardinality = int(np.asarray(x.cardinality()._value))
+            known = cardinality if cardinality >= 0 else None
+            if cardinality == -1 and steps is None:
+                raise ValueError(
+                    "When providing an infinite dataset, you must specify the number of steps "
+                    "to run (steps_per_epoch / steps)."
+                )
+            self.inferred_steps = steps if steps is not None else known
+            self._recreate = steps is None or (known is not None and steps == known)
+            self._shuffle = False
+        else:
+            if x is None:
+                raise ValueError("Expected input data `x`, got None.")
+            parts = [x] + ([y] if y is not None else []) + (
+                [sample_weight] if sample_weight is not None else []
+            )
+            self._arrays = nest.map_structure(_as_array, tuple(parts))
+            lengths = {a.shape[0] for a in nest.flatten(self._arrays) if a.ndim}
+            if len(lengths) != 1:
+                raise ValueError(
+                    f"Data cardinality is ambiguous: x, y and sample_weight have "
+                    f"{sorted(lengths)} samples; make them the same length."
+                )
+            self.num_samples = lengths.pop()
+            if self.num_samples == 0:
+                raise ValueError("Expected non-empty input arrays (0 samples given).")
+            self._batch_size = int(batch_size or 32)
+            self._shuffle = bool(shuffle) and shuffle != "batch"
+            full = math.ceil(self.num_samples / self._batch_size)
+            self.inferred_steps = steps if steps is not None else full
+            self._recreate = steps is None or steps == full
+            self._dataset = None
+
+    def _epoch_dataset(self, epoch: int) -> Dataset:
+        if self._arrays is None:
+            return self._dataset
+        arrays = self._arrays
+        if self._shuffle:
+            order = np.random.default_rng([self.seed, int(epoch)]).permutation(self.num_samples)
+            arrays = nest.map_structure(lambda a: a[order], arrays)
+        element = arrays if len(arrays) > 1 else arrays[0]
+        dataset = Dataset.from_tensor_slices(element).batch(self._batch_size)
+        if not self._recreate:
+            dataset = dataset.repeat()
+        return dataset
+
+    def _distributed_iterator(self, epoch: int):
+        dataset = self._epoch_dataset(epoch)
+        if self._strategy is not None:
+            dataset = self._strategy.experimental_distribute_dataset(dataset)
+        return iter(dataset)
+
+    def epoch_batches(self, epoch: int, skip: int = 0, skip_persistent: int = 0):
+        """Yield ``(step, distributed_batch)`` for one epoch, after skipping ``skip`` steps.
+
+        ``skip_persistent`` steps are first consumed from a cross-epoch iterator when one is
+        (re)created (a resumed run fast-forwarding to where it stopped).
+        """
+        if self._recreate:
+            iterator = self._distributed_iterator(epoch)
+        else:
+            if self._persistent is None:
+                self._persistent = self._distributed_iterator(epoch)
+                for _ in range(skip_persistent):
+                    next(self._persistent, None)
+            iterator = self._persistent
+        step = 0
+        while self.inferred_steps is None or step < self.inferred_steps:
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                if self.inferred_steps is None:
+                    self.inferred_steps = step
+                elif not self._recreate:
+                    warnings.warn(
+                        "Your input ran out of data; interrupting training. Make sure that "
+                        "your dataset can generate at least `steps_per_epoch * epochs` batches "
+                        "(use the `.repeat()` function when building your dataset).",
+                        stacklevel=3,
+                    )
+                    self.exhausted = True
+                return
+            if step >= skip:
+                yield step, batch
+            step += 1
+
+    exhausted = False
