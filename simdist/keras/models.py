@@ -1,4 +1,6 @@
-"""``tf.keras.models``: the model classes (re-exports only)."""
+"""``tf.keras.models``: the model classes, ``load_model``, ``save_model`` (re-exports only)."""
 
 from simdist.keras.engine.sequential import Sequential as Sequential
 from simdist.keras.engine.training import Model as Model
+from simdist.keras.saving import load_model as load_model
+from simdist.keras.saving import save_model as save_model

@@ -96,6 +96,7 @@ class Sequential(Model):
                 "(None, 28, 28, 1))."
             )
         shape = as_shape(input_shape)
+        object.__setattr__(self, "_build_input_shape", shape)  # what model.save records
         for layer in self._stack:
             layer._maybe_build(shape)
             shape = as_shape(layer.compute_output_shape(shape))

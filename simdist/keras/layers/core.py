@@ -121,6 +121,9 @@ class Flatten(Layer):
             return array_ops.expand_dims(inputs, 1)
         return array_ops.reshape(inputs, [inputs.shape[0], -1])
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": "channels_last"}
+
     def compute_output_shape(self, input_shape) -> TensorShape:
         dims = as_shape(input_shape).as_list()
         if len(dims) <= 1:
@@ -158,7 +161,12 @@ class Dropout(Layer):
         return input_shape
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "rate": self.rate, "seed": self.seed}
+        return {
+            **super().get_config(),
+            "rate": self.rate,
+            "noise_shape": self.noise_shape,
+            "seed": self.seed,
+        }
 
 
 class Activation(Layer):
@@ -173,6 +181,9 @@ class Activation(Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
 
 
 class ReLU(Layer):
@@ -199,3 +210,11 @@ class ReLU(Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
