@@ -15,6 +15,7 @@ def _demo(args: argparse.Namespace) -> int:
         num_test=args.test_size,
         batch_size_per_replica=args.batch_size_per_replica,
         trace_path=args.trace or None,
+        progress=not args.no_progress,
         seed=args.seed,
     )
     return 0
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--test-size", type=int, default=1000)
     demo.add_argument("--batch-size-per-replica", type=int, default=16)
     demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--no-progress", action="store_true", help="no progress bar")
     demo.add_argument(
         "--trace",
         default="simdist-demo.trace.json",

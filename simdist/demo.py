@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 import simdist as tf
+from simdist.keras.engine.progbar import Progbar
 from simdist.sim import load_synthetic_digits
 
 
@@ -43,6 +44,7 @@ def run(
     seed: int = 0,
     checkpoint_dir: str | None = None,
     trace_path: str | None = None,
+    progress: bool = False,
     out=print,
 ) -> dict:
     """Run the tutorial; return the final metrics. Prints the tutorial's epoch lines."""
@@ -118,12 +120,18 @@ def run(
     steps = 0
     start = time.perf_counter()
     result: dict = {}
+    steps_per_epoch = -(-len(train_images) // global_batch_size)
     for epoch in range(epochs):
         total_loss = 0.0
         num_batches = 0
+        bar = Progbar(steps_per_epoch, verbose=1 if progress else 0)
         for x in train_dist_dataset:
             total_loss += distributed_train_step(x)
             num_batches += 1
+            bar.update(
+                num_batches,
+                [("loss", float(total_loss) / num_batches), ("accuracy", train_accuracy.result())],
+            )
         train_loss = total_loss / num_batches
         steps += num_batches
         for x in test_dist_dataset:
