@@ -9,3 +9,4 @@ from simdist.checkpoint import latest_checkpoint as latest_checkpoint
 from simdist.checkpoint import list_variables as list_variables
 from simdist.checkpoint import load_checkpoint as load_checkpoint
 from simdist.checkpoint import load_variable as load_variable
+from simdist.distribute.cluster_resolver import ClusterSpec as ClusterSpec

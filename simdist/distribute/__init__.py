@@ -1,5 +1,6 @@
 """``tf.distribute``: strategies, contexts, distributed values (re-exports only)."""
 
+from simdist.distribute import cluster_resolver as cluster_resolver
 from simdist.distribute import experimental as experimental
 from simdist.distribute.cross_device_ops import CrossDeviceOps as CrossDeviceOps
 from simdist.distribute.cross_device_ops import (
