@@ -89,14 +89,9 @@ def simdist_step(batch: int):
     return step
 
 
-def tensorflow_step(batch: int):
-    try:
-        import tensorflow as tf
-    except ImportError:
-        return None
-    tf.random.set_seed(0)
-    images, labels = make_batch(batch)
-    model = tf.keras.Sequential(
+def tensorflow_model(tf):
+    """The seeds' CNN in real TensorFlow (``tf`` is the ``tensorflow`` module)."""
+    return tf.keras.Sequential(
         [
             tf.keras.Input((28, 28, 1)),
             tf.keras.layers.Conv2D(32, 3, activation="relu"),
@@ -108,6 +103,16 @@ def tensorflow_step(batch: int):
             tf.keras.layers.Dense(10),
         ]
     )
+
+
+def tensorflow_step(batch: int):
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return None
+    tf.random.set_seed(0)
+    images, labels = make_batch(batch)
+    model = tensorflow_model(tf)
     loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
     optimizer = tf.keras.optimizers.Adam()
 

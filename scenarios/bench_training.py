@@ -16,6 +16,7 @@ import os
 import time
 
 import numpy as np
+from bench_core import tensorflow_model  # scenarios/ is on sys.path when run as a script
 
 
 def data(n: int):
@@ -65,18 +66,7 @@ def tensorflow_epoch(tf, images, labels, replicas: int, batch: int) -> float:
     strategy = tf.distribute.MirroredStrategy([f"CPU:{i}" for i in range(replicas)])
     dataset = tf.data.Dataset.from_tensor_slices((images, labels)).batch(batch, drop_remainder=True)
     with strategy.scope():
-        model = tf.keras.Sequential(
-            [
-                tf.keras.Input((28, 28, 1)),
-                tf.keras.layers.Conv2D(32, 3, activation="relu"),
-                tf.keras.layers.MaxPooling2D(),
-                tf.keras.layers.Conv2D(64, 3, activation="relu"),
-                tf.keras.layers.MaxPooling2D(),
-                tf.keras.layers.Flatten(),
-                tf.keras.layers.Dense(64, activation="relu"),
-                tf.keras.layers.Dense(10),
-            ]
-        )
+        model = tensorflow_model(tf)
         optimizer = tf.keras.optimizers.Adam()
         loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction="none"
