@@ -302,17 +302,8 @@ class Optimizer:
             grads = self._clip_gradients([_first_component(g) for g in reduced])
         else:
             grads = [g for g, _ in kept]  # each replica's own gradient for its own copy
-        lr = self._current_learning_rate()
-        for grad, var in zip(grads, variables, strict=True):
-            slots = self._slots_for(var)
-            dtype = var.dtype.as_numpy_dtype
-
-            def update(component, g, slots=slots, dtype=dtype):
-                g = g if aggregate else self._clip_gradients([g])[0]
-                self._update_step(np.asarray(g, dtype), component, slots, dtype(lr))
-
-            strategy.extended.update(var, update, args=(grad,))
-        self._iterations.assign_add(1)
+        pairs_to_apply = list(zip(grads, variables, strict=True))
+        self._distributed_apply(pairs_to_apply, strategy, clip_each=not aggregate)
         profile_hook.optimizer_updated(self, pairs)
         return self._iterations
 
@@ -329,13 +320,27 @@ class Optimizer:
             arrays = [np.clip(a, -self.clipvalue, self.clipvalue).astype(a.dtype) for a in arrays]
         return arrays
 
-    def _distributed_apply(self, grads_and_vars: list) -> None:
-        """Update every variable with its gradient, then count the step."""
+    def _distributed_apply(self, grads_and_vars: list, strategy=None, clip_each=False) -> None:
+        """Update every variable with its gradient, then count the step.
+
+        With a ``strategy``, each copy of a variable is updated on its device through
+        ``strategy.extended.update`` (the gradient's matching component); ``clip_each`` clips
+        each copy's own gradient there (gradients that were not summed over replicas).
+        """
         lr = self._current_learning_rate()
         for grad, var in grads_and_vars:
             slots = self._slots_for(var)
             dtype = var.dtype.as_numpy_dtype
-            self._update_step(np.asarray(grad, dtype), var, slots, dtype(lr))
+
+            def update(target, g, slots=slots, dtype=dtype):
+                if clip_each:
+                    g = self._clip_gradients([g])[0]
+                self._update_step(np.asarray(g, dtype), target, slots, dtype(lr))
+
+            if strategy is None:
+                update(var, grad)
+            else:
+                strategy.extended.update(var, update, args=(grad,))
         self._iterations.assign_add(1)
 
     def _update_step(self, grad: np.ndarray, var, slots: dict, lr) -> None:
