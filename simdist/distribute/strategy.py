@@ -41,6 +41,22 @@ def _components(value) -> list:
     return [value]
 
 
+def _replica_tensors(value, num_replicas: int) -> list[Tensor]:
+    """One tensor per replica. A value held once (a plain tensor, or a variable stored in one
+    place) stands for the same value on every replica.
+
+    Raises:
+        ValueError: a per-replica value with a different number of components.
+    """
+    tensors = [convert_to_tensor(c) for c in _components(value)]
+    if isinstance(value, DistributedValues) and len(tensors) != num_replicas:
+        raise ValueError(
+            f"A {type(value).__name__} with {len(tensors)} components cannot be combined over "
+            f"{num_replicas} replicas; distribute values with this strategy."
+        )
+    return tensors * num_replicas if len(tensors) == 1 else tensors
+
+
 class StrategyExtended(abc.ABC):
     """``strategy.extended``: devices and the lower-level cross-replica operations."""
 
@@ -90,13 +106,7 @@ class StrategyExtended(abc.ABC):
         op = ReduceOp.from_value(reduce_op)
         devices = self._destination_devices(destinations)
         if isinstance(value, (DistributedValues, dv.DistributedVariable)):
-            tensors = [convert_to_tensor(c) for c in _components(value)]
-            if (
-                len(tensors) == 1
-                and len(self._devices) > 1
-                and isinstance(value, dv.DistributedVariable)
-            ):
-                tensors = tensors * len(self._devices)
+            tensors = _replica_tensors(value, len(self._devices))
             reduced = self._cross_device_ops_impl.reduce_arrays(op, [t._value for t in tensors])
             dtype = None  # MEAN of integers is float (TF's true division)
         else:
@@ -314,13 +324,7 @@ class Strategy:
         return nest.map_structure(lambda v: self._reduce_along_axis(op, v, axis), value)
 
     def _reduce_along_axis(self, op: ReduceOp, value, axis: int):
-        tensors = [convert_to_tensor(c) for c in _components(value)]
-        if (
-            len(tensors) == 1
-            and self.num_replicas_in_sync > 1
-            and not isinstance(value, DistributedValues)
-        ):
-            tensors = tensors * self.num_replicas_in_sync
+        tensors = _replica_tensors(value, self.num_replicas_in_sync)
         rank = tensors[0].ndim
         if not -rank <= axis < rank:
             raise ValueError(
@@ -349,9 +353,7 @@ class Strategy:
         self._require_cross_replica("gather")
 
         def gather_one(v):
-            tensors = [convert_to_tensor(c) for c in _components(v)]
-            if len(tensors) == 1 and self.num_replicas_in_sync > 1:
-                tensors = tensors * self.num_replicas_in_sync
+            tensors = _replica_tensors(v, self.num_replicas_in_sync)
             arrays = [t._value for t in tensors]
             return make_tensor(concat_components(arrays, axis), tensors[0].dtype, DEFAULT_DEVICE)
 
