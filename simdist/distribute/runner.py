@@ -18,6 +18,7 @@ hands each its result. So:
 
 from __future__ import annotations
 
+import collections
 import os
 import threading
 from collections.abc import Callable
@@ -46,18 +47,22 @@ class Collective:
         payload: this replica's contribution.
         combine: ``combine(payloads) -> replies``, run once on the coordinator with every
             replica's payload in replica order; returns one reply per replica.
+        label: what the call is for, shown in error messages (not compared).
     """
 
-    __slots__ = ("kind", "signature", "payload", "combine")
+    __slots__ = ("kind", "signature", "payload", "combine", "label")
 
-    def __init__(self, kind: str, signature: Any, payload: Any, combine: Callable) -> None:
+    def __init__(
+        self, kind: str, signature: Any, payload: Any, combine: Callable, label: str = ""
+    ) -> None:
         self.kind = kind
         self.signature = signature
         self.payload = payload
         self.combine = combine
+        self.label = label  # shown in errors, not compared
 
     def describe(self) -> str:
-        return f"{self.kind}{self.signature}"
+        return f"{self.kind}{self.signature}" + (f"[{self.label}]" if self.label else "")
 
 
 class _Replica:
@@ -68,12 +73,14 @@ class _Replica:
         self.value: Any = None  # the return value, the exception, or the Collective
         self.reply: Any = None
         self.abort = False
-        self.calls: list[str] = []
+        self.calls: collections.deque[str] = collections.deque(maxlen=_HISTORY)
+        self.num_calls = 0
         self.thread: threading.Thread | None = None
         self.running = False  # it has the turn (a stuck replica keeps it after a timeout)
 
 
 _local = threading.local()
+_HISTORY = 16  # collective calls kept per replica for error messages
 
 
 def current_replica() -> _Replica | None:
@@ -91,12 +98,23 @@ def _timeout() -> float:
 class ReplicaRunner:
     """Runs ``fn`` once per replica in lockstep; see the module docstring."""
 
-    def __init__(self, num_replicas: int, setup: Callable[[int], Callable[[], None]]) -> None:
-        """``setup(replica_id)`` runs first on each replica thread; it returns a teardown."""
+    def __init__(
+        self,
+        num_replicas: int,
+        setup: Callable[[int], Callable[[], None]],
+        noun: str = "replica",
+        timeout: float | None = None,
+    ) -> None:
+        """``setup(replica_id)`` runs first on each replica thread; it returns a teardown.
+
+        ``noun`` names the units in messages ("replica"; the virtual cluster runs its
+        workers with "worker"); ``timeout`` overrides ``SIMDIST_REPLICA_TIMEOUT``.
+        """
         self._replicas = [_Replica(i) for i in range(num_replicas)]
         self._setup = setup
         self._yielded = threading.Semaphore(0)  # replica -> coordinator: I stopped
-        self._timeout = _timeout()
+        self._timeout = _timeout() if timeout is None else timeout
+        self.noun = noun
 
     # --- replica side ---------------------------------------------------------------------
     def _body(self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict) -> None:
@@ -129,6 +147,7 @@ class ReplicaRunner:
         if rep.abort:  # the run was stopped while this replica was stuck: unwind
             raise _ReplicaAborted()
         rep.calls.append(call.describe())
+        rep.num_calls += 1
         rep.value = call
         rep.status = "collective"
         self._yielded.release()
@@ -145,7 +164,7 @@ class ReplicaRunner:
             rep.thread = threading.Thread(
                 target=self._body,
                 args=(rep, fn, args, kwargs),
-                name=f"simdist-replica-{rep.id}",
+                name=f"simdist-{self.noun}-{rep.id}",
                 daemon=True,
             )
             rep.thread.start()
@@ -161,11 +180,12 @@ class ReplicaRunner:
             rep.running = False
         else:
             waiting = [r.id for r in self._replicas if r.status == "collective"]
+            what = "SIMDIST_REPLICA_TIMEOUT" if self.noun == "replica" else "SIMDIST_WORKER_TIMEOUT"
             raise errors.DeadlineExceededError(
-                f"Replica {rep.id} neither reached a collective nor returned within "
-                f"{self._timeout:g} s (replicas {waiting} wait in a collective). Is the step "
-                "function blocked (a lock, an input queue, an endless loop)? Raise "
-                "SIMDIST_REPLICA_TIMEOUT if the step is just slow."
+                f"{self.noun.capitalize()} {rep.id} neither reached a collective nor returned "
+                f"within {self._timeout:g} s ({self.noun}s {waiting} wait in a collective). Is "
+                "it blocked (a lock, an input queue, an endless loop)? Raise "
+                f"{what} if it is just slow."
             )
 
     def _coordinate(self) -> list:
@@ -177,7 +197,7 @@ class ReplicaRunner:
                 self._resume(rep)
                 if rep.status == "error":
                     exc = rep.value
-                    _tag(exc, rep.id, len(reps))
+                    _tag(exc, rep.id, len(reps), self.noun)
                     raise exc
             statuses = {r.status for r in reps}
             if statuses == {"done"}:
@@ -195,27 +215,33 @@ class ReplicaRunner:
         first = calls[0]
         for rep, call in zip(self._replicas[1:], calls[1:], strict=True):
             if call.kind != first.kind or call.signature != first.signature:
+                noun = self.noun
                 raise CollectiveMismatchError(
-                    f"Replicas called different collectives: replica 0 is in "
-                    f"{first.describe()}, replica {rep.id} is in {call.describe()}. Every "
-                    "replica must make the same collective calls, with the same structure "
+                    f"{noun.capitalize()}s called different collectives: {noun} 0 is in "
+                    f"{first.describe()}, {noun} {rep.id} is in {call.describe()}. Every "
+                    f"{noun} must make the same collective calls, with the same structure "
                     "and shapes, in the same order.\n" + self._histories()
                 )
 
     def _raise_divergence(self) -> None:
         done = [r.id for r in self._replicas if r.status == "done"]
         waiting = [r for r in self._replicas if r.status == "collective"]
+        noun = self.noun
+        where = "the step function" if noun == "replica" else "its program"
         raise CollectiveMismatchError(
-            f"Replica(s) {done} returned from the step function while replica(s) "
-            f"{[r.id for r in waiting]} wait in {waiting[0].value.describe()}: the replicas "
+            f"{noun.capitalize()}(s) {done} returned from {where} while {noun}(s) "
+            f"{[r.id for r in waiting]} wait in {waiting[0].value.describe()}: the {noun}s "
             "made different numbers of collective calls (a collective inside a branch that "
-            "only some replicas take?). Real hardware would hang here.\n" + self._histories()
+            f"only some {noun}s take?). Real hardware would hang here.\n" + self._histories()
         )
 
     def _histories(self) -> str:
-        lines = ["Collective calls per replica:"]
+        lines = [f"Collective calls per {self.noun}:"]
         for rep in self._replicas:
-            lines.append(f"  replica {rep.id}: " + (", ".join(rep.calls) or "(none)"))
+            earlier = rep.num_calls - len(rep.calls)
+            shown = ", ".join(rep.calls) or "(none)"
+            prefix = f"({earlier} earlier calls) ... " if earlier else ""
+            lines.append(f"  {self.noun} {rep.id}: {prefix}{shown}")
         return "\n".join(lines)
 
     def _stop_all(self) -> None:
@@ -232,9 +258,10 @@ class ReplicaRunner:
             rep.thread.join(timeout=1.0)
 
 
-def _tag(exc: BaseException, replica_id: int, num_replicas: int) -> None:
-    exc.replica_id = replica_id  # type: ignore[attr-defined]
-    note = f"(raised on replica {replica_id} of {num_replicas} in strategy.run)"
+def _tag(exc: BaseException, replica_id: int, num_replicas: int, noun: str = "replica") -> None:
+    setattr(exc, f"{noun}_id", replica_id)
+    where = "in strategy.run" if noun == "replica" else "of the virtual cluster"
+    note = f"(raised on {noun} {replica_id} of {num_replicas} {where})"
     if hasattr(exc, "add_note"):
         if note not in getattr(exc, "__notes__", []):
             exc.add_note(note)
