@@ -95,7 +95,8 @@ class ReplicaContext:
     @property
     def replica_id_in_sync_group(self):
         """This replica's index in ``[0, num_replicas_in_sync)``, as an int32 scalar tensor."""
-        return constant(self._replica_id, dtype="int32")
+        offset = self._strategy.extended._replica_id_offset
+        return constant(offset + self._replica_id, dtype="int32")
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -127,9 +128,9 @@ class ReplicaContext:
         arrays = [t._value for t in flat]
         signature = (op.name, [(a.shape, a.dtype.name) for a in arrays])
         cdo = self._strategy.extended._cross_device_ops_impl
-        n = self.num_replicas_in_sync
 
         def combine(per_replica: list[list[np.ndarray]]) -> list:
+            n = len(per_replica)  # this worker's replicas; cdo meets the other workers'
             reduced = [
                 cdo.reduce_arrays(op, [per_replica[r][i] for r in range(n)])
                 for i in range(len(per_replica[0]))
@@ -161,12 +162,15 @@ class ReplicaContext:
         flat = [convert_to_tensor(v) for v in nest.flatten(value)]
         arrays = [t._value for t in flat]
         signature = (axis, [(a.ndim, a.dtype.name) for a in arrays])
-        n = self.num_replicas_in_sync
+        extended = self._strategy.extended
 
         def combine(per_replica: list[list[np.ndarray]]) -> list:
+            n = len(per_replica)
             profile_hook.record_components("all_gather", per_replica)
             gathered = [
-                concat_components([per_replica[r][i] for r in range(n)], axis)
+                concat_components(
+                    extended._host_gather([per_replica[r][i] for r in range(n)]), axis
+                )
                 for i in range(len(per_replica[0]))
             ]
             return [gathered] * n
@@ -181,7 +185,6 @@ class ReplicaContext:
         cross-replica context with each argument regrouped into per-replica values, and
         give every replica its part of the result."""
         kwargs = kwargs or {}
-        n = self.num_replicas_in_sync
         strategy = self._strategy
         signature = (getattr(merge_fn, "__qualname__", repr(merge_fn)),)
 
@@ -190,7 +193,7 @@ class ReplicaContext:
             grouped_kwargs = regroup([k for _, k in per_replica])
             with _cross_replica(strategy):
                 result = merge_fn(strategy, *grouped_args, **grouped_kwargs)
-            return [select_replica(r, result) for r in range(n)]
+            return [select_replica(r, result) for r in range(len(per_replica))]
 
         return self._collective("merge_call", signature, (tuple(args), dict(kwargs)), combine)
 

@@ -31,7 +31,6 @@ from simdist.core.variables import (
     _as_enum,
 )
 from simdist.distribute import runner as runner_lib
-from simdist.distribute.cross_device_ops import reduce_arrays
 from simdist.distribute.reduce_util import ReduceOp
 
 __all__ = ["DistributedVariable", "MirroredVariable", "SyncOnReadVariable", "update_context"]
@@ -164,11 +163,10 @@ class DistributedVariable(Variable):
         """Every replica arrives with ``array``; ``combine(arrays)`` runs once."""
         ctx = state.replica_context
         runner = ctx._runner
-        n = ctx.num_replicas_in_sync
 
         def all_combine(payloads):
             combine(payloads)
-            return [None] * n
+            return [None] * len(payloads)
 
         signature = (self.name, array.shape, array.dtype.name)
         call = runner_lib.Collective(f"{self._type_name}.{op}", signature, array, all_combine)
@@ -186,7 +184,7 @@ class MirroredVariable(DistributedVariable):
     def _aggregate(self, arrays: list[np.ndarray], op: str) -> np.ndarray:
         agg = self._aggregation
         if agg is VariableAggregation.ONLY_FIRST_REPLICA:
-            return arrays[0]
+            return self._strategy.extended._host_first(arrays[0])
         if agg is VariableAggregation.NONE:
             for r, a in enumerate(arrays[1:], start=1):
                 if not np.array_equal(a, arrays[0]):
@@ -205,7 +203,9 @@ class MirroredVariable(DistributedVariable):
                 f"aggregation in replica context. Either change the variable dtype to float or "
                 f"update it in cross-replica context (variable {self.name}, {self.dtype.name})."
             )
-        return reduce_arrays(ReduceOp.from_variable_aggregation(agg), arrays)
+        return self._strategy.extended._host_reduce(
+            ReduceOp.from_variable_aggregation(agg), arrays
+        )
 
     def _replica_write(self, op: str, value) -> None:
         array = self._array(value, op)
@@ -242,10 +242,11 @@ class SyncOnReadVariable(DistributedVariable):
 
     def _aggregated(self) -> np.ndarray:
         agg = self._aggregation
+        extended = self._strategy.extended
         if agg is VariableAggregation.ONLY_FIRST_REPLICA:
-            return self._primary._value
+            return extended._host_first(self._primary._value)
         op = ReduceOp.from_variable_aggregation(agg)  # NONE: ValueError, as TF
-        return reduce_arrays(op, [c._value for c in self._components])
+        return extended._host_reduce(op, [c._value for c in self._components])
 
     def _cross_replica(self) -> bool:
         return not self._in_replica_context() and getattr(_update, "index", None) is None
@@ -272,7 +273,7 @@ class SyncOnReadVariable(DistributedVariable):
         if not self._cross_replica():
             getattr(self._local(), op)(value, read_value=False)
             return self if read_value else None
-        n = len(self._components)
+        n = self._strategy.num_replicas_in_sync  # every worker's copies share the total
         array = self._array(value, op)
         if self._aggregation is VariableAggregation.SUM:
             if op != "assign":

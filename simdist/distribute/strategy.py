@@ -19,7 +19,7 @@ from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.device import DEFAULT_DEVICE, current_device
 from simdist.core.device import device as device_scope
-from simdist.core.random import RandomState, _default_state
+from simdist.core.random import RandomState, _current_state
 from simdist.core.tensor import Tensor, make_tensor
 from simdist.core.variables import Variable, variable_creator_scope
 from simdist.distribute import distributed_variables as dv
@@ -84,6 +84,35 @@ class StrategyExtended(abc.ABC):
     def _num_replicas_in_sync(self) -> int:
         return len(self._devices)
 
+    # --- the worker's place in the cluster (one worker here; MultiWorker overrides) -------------
+    @property
+    def _num_local_replicas(self) -> int:
+        """Replicas this worker runs (``strategy.run`` threads, local result components)."""
+        return len(self._devices)
+
+    _replica_id_offset = 0  # global id of this worker's first replica
+
+    def _input_workers(self) -> tuple[int, int, Callable | None]:
+        """``(num_workers, worker_index, has_value_reducer)`` for input distribution."""
+        return 1, 0, None
+
+    def _host_reduce(self, reduce_op: ReduceOp, arrays: list[np.ndarray]) -> np.ndarray:
+        """The reduction of this worker's replicas' arrays with every other worker's (replica
+        order): variables' aggregation and ``reduce(axis=...)`` use it."""
+        return reduce_arrays(reduce_op, arrays)
+
+    def _host_gather(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Every replica's array in global replica order, given this worker's."""
+        return list(arrays)
+
+    def _host_sum(self, count: int) -> int:
+        """The sum of an integer over the workers."""
+        return count
+
+    def _host_first(self, array: np.ndarray) -> np.ndarray:
+        """Replica 0's copy of a value every worker holds (worker 0's)."""
+        return array
+
     def _destination_devices(self, destinations) -> tuple[str, ...]:
         if destinations is None:
             return (current_device(),)
@@ -106,15 +135,15 @@ class StrategyExtended(abc.ABC):
         op = ReduceOp.from_value(reduce_op)
         devices = self._destination_devices(destinations)
         if isinstance(value, (DistributedValues, dv.DistributedVariable)):
-            tensors = _replica_tensors(value, len(self._devices))
+            tensors = _replica_tensors(value, self._num_local_replicas)
             reduced = self._cross_device_ops_impl.reduce_arrays(op, [t._value for t in tensors])
             dtype = None  # MEAN of integers is float (TF's true division)
         else:
             t = convert_to_tensor(value)
-            if op is ReduceOp.SUM and len(self._devices) > 1:
+            if op is ReduceOp.SUM and self._num_replicas_in_sync > 1:
                 raise ValueError(
                     f"A non-DistributedValues value {t!r} cannot be reduced with SUM over "
-                    f"{len(self._devices)} replicas: simdist cannot tell whether it is one "
+                    f"{self._num_replicas_in_sync} replicas: simdist cannot tell whether it is one "
                     "replica's value or all of them. Return it from strategy.run (a PerReplica) "
                     "or use ReduceOp.MEAN for a value that is the same on every replica."
                 )
@@ -163,7 +192,7 @@ class StrategyExtended(abc.ABC):
         """Make one distributed variable; replicas that create one meet and share it."""
         ctx = state.replica_context
         if ctx is not None and ctx.strategy is self._container_strategy and ctx._runner is not None:
-            n = ctx.num_replicas_in_sync
+            n = self._num_local_replicas
             name = kwargs.get("name")
 
             def combine(payloads):
@@ -251,26 +280,27 @@ class Strategy:
                 "strategy.run was called inside a replica function (nested run). Call the "
                 "function directly, or use get_replica_context().merge_call for cross-replica work."
             )
-        n = self.num_replicas_in_sync
+        n = self._extended._num_local_replicas
         for leaf in nest.flatten((args, kwargs)):
             if isinstance(leaf, DistributedValues) and len(leaf.values) != n:
                 raise ValueError(
                     f"strategy.run got a distributed value with {len(leaf.values)} components, "
-                    f"but the strategy has {n} replicas; distribute inputs with this strategy."
+                    f"but the strategy has {n} replicas on this worker; distribute inputs with "
+                    "this strategy."
                 )
         per_replica = [
             (select_replica(i, tuple(args)), select_replica(i, kwargs)) for i in range(n)
         ]
-        caller = (state.function_depth, list(state.variable_creators))
+        caller = (state.function_depth, list(state.variable_creators), _current_state())
         with self.scope():
             runner = runner_lib.ReplicaRunner(n, lambda i: self._enter_replica(i, runner, caller))
             with profile_hook.step(self):
                 results = runner.run(fn, per_replica)
         return regroup(results)
 
-    def _replica_stream(self, replica_id: int) -> RandomState:
-        """Replica r's random stream: its own counters, restarted whenever the host's are."""
-        host = _default_state
+    def _replica_stream(self, replica_id: int, host: RandomState) -> RandomState:
+        """Replica r's random stream (r global): its own counters, restarted whenever the
+        host's (``host``: the caller's process-wide state) are."""
         entry = self._replica_streams.get(replica_id)
         if entry is None or entry[1] != host.resets:
             stream = RandomState(host.global_seed, stream=replica_id + 1)
@@ -279,14 +309,15 @@ class Strategy:
         return entry[0]
 
     def _enter_replica(self, replica_id: int, runner, caller) -> Callable[[], None]:
-        function_depth, creators = caller
+        function_depth, creators, host_random = caller
         state.device_stack = [self._extended.worker_devices[replica_id]]
         state.strategy_stack = [self]
         state.replica_context = ReplicaContext(self, replica_id, runner)
         state.function_depth = function_depth
         own = self._extended._creator
         state.variable_creators = [c for c in creators if c != own] + [own]
-        state.random_state = self._replica_stream(replica_id)
+        global_id = self._extended._replica_id_offset + replica_id
+        state.random_state = self._replica_stream(global_id, host_random)
 
         def teardown() -> None:
             state.replica_context = None
@@ -324,7 +355,8 @@ class Strategy:
         return nest.map_structure(lambda v: self._reduce_along_axis(op, v, axis), value)
 
     def _reduce_along_axis(self, op: ReduceOp, value, axis: int):
-        tensors = _replica_tensors(value, self.num_replicas_in_sync)
+        extended = self._extended
+        tensors = _replica_tensors(value, extended._num_local_replicas)
         rank = tensors[0].ndim
         if not -rank <= axis < rank:
             raise ValueError(
@@ -333,10 +365,10 @@ class Strategy:
             )
         ax = axis % rank
         sums = [np.sum(t._value, axis=ax, dtype=t._value.dtype) for t in tensors]
-        total = reduce_arrays(ReduceOp.SUM, sums)
+        total = extended._host_reduce(ReduceOp.SUM, sums)
         dtype = tensors[0].dtype
         if op is ReduceOp.MEAN:
-            count = sum(t._value.shape[ax] for t in tensors)
+            count = extended._host_sum(sum(t._value.shape[ax] for t in tensors))
             with np.errstate(invalid="ignore", divide="ignore"):  # no elements: NaN, as TF
                 if dtype.is_integer:  # TF's truediv of integers gives float64
                     return make_tensor(total / np.float64(count), device=DEFAULT_DEVICE)
@@ -353,8 +385,8 @@ class Strategy:
         self._require_cross_replica("gather")
 
         def gather_one(v):
-            tensors = _replica_tensors(v, self.num_replicas_in_sync)
-            arrays = [t._value for t in tensors]
+            tensors = _replica_tensors(v, self._extended._num_local_replicas)
+            arrays = self._extended._host_gather([t._value for t in tensors])
             return make_tensor(concat_components(arrays, axis), tensors[0].dtype, DEFAULT_DEVICE)
 
         return nest.map_structure(gather_one, value)
@@ -376,19 +408,36 @@ class Strategy:
     def experimental_distribute_dataset(self, dataset, options=None):
         from simdist.distribute.input_lib import DistributedDataset
 
-        return DistributedDataset(dataset, self._extended.worker_devices, options=options)
+        num_workers, worker_index, reducer = self._extended._input_workers()
+        return DistributedDataset(
+            dataset,
+            self._extended.worker_devices,
+            options=options,
+            num_workers=num_workers,
+            worker_index=worker_index,
+            has_value_reducer=reducer,
+        )
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         from simdist.distribute.input_lib import DistributedDatasetsFromFunction
 
+        num_workers, worker_index, reducer = self._extended._input_workers()
         return DistributedDatasetsFromFunction(
-            dataset_fn, self._extended.worker_devices, options=options
+            dataset_fn,
+            self._extended.worker_devices,
+            options=options,
+            num_workers=num_workers,
+            worker_index=worker_index,
+            has_value_reducer=reducer,
         )
 
     def experimental_distribute_values_from_function(self, value_fn):
         from simdist.distribute.input_lib import distribute_values_from_function
 
-        return distribute_values_from_function(value_fn, self._extended.worker_devices)
+        num_workers, worker_index, _ = self._extended._input_workers()
+        return distribute_values_from_function(
+            value_fn, self._extended.worker_devices, num_workers, worker_index
+        )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} with {self.num_replicas_in_sync} replica(s)>"

@@ -2,7 +2,8 @@
 
 The host always has ``CPU:0``; it has 4 virtual GPUs unless told otherwise (the guides'
 examples use 4), set by ``simdist.config.set_virtual_devices(gpus=N)`` or the
-``SIMDIST_VIRTUAL_GPUS`` environment variable (read when first needed). Set it before
+``SIMDIST_VIRTUAL_GPUS`` environment variable (read when first needed). A worker of a
+virtual cluster (``simdist.sim.launch``) sees its own host's GPU count. Set it before
 creating a strategy, as TF requires devices to be configured before first use.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from simdist.backends.worker_context import current_worker
 from simdist.core.device import DeviceSpec, canonical_name
 
 __all__ = [
@@ -65,6 +67,9 @@ def _device_counts() -> dict[str, int]:
     global _counts
     if _counts is None:
         _counts = _from_env()
+    worker = current_worker()
+    if worker is not None and worker.gpus is not None:  # a virtual cluster's worker host
+        return dict(_counts, GPU=worker.gpus)
     return _counts
 
 

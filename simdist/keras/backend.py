@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 
+from simdist.backends.worker_context import current_worker
 from simdist.core import dtypes
 
 __all__ = [
@@ -58,17 +59,24 @@ def set_floatx(value: str) -> None:
     _FLOATX = str(dtypes.as_dtype(value).name)
 
 
+def _uids() -> dict[str, int]:
+    """The name counts of this process (of this worker, in a virtual cluster)."""
+    worker = current_worker()
+    return _UIDS if worker is None else worker.uids
+
+
 def get_uid(prefix: str = "") -> int:
     """Count one more object named ``prefix`` and return the count (1 for the first)."""
     with _LOCK:
-        _UIDS[prefix] = _UIDS.get(prefix, 0) + 1
-        return _UIDS[prefix]
+        uids = _uids()
+        uids[prefix] = uids.get(prefix, 0) + 1
+        return uids[prefix]
 
 
 def reset_uids() -> None:
     """Forget every name count (the next ``Dense`` is ``dense`` again)."""
     with _LOCK:
-        _UIDS.clear()
+        _uids().clear()
 
 
 def unique_object_name(prefix: str) -> str:
