@@ -2,6 +2,9 @@
 
 from simdist.distribute import cluster_resolver as cluster_resolver
 from simdist.distribute import experimental as experimental
+from simdist.distribute.collective_all_reduce_strategy import (
+    MultiWorkerMirroredStrategy as MultiWorkerMirroredStrategy,
+)
 from simdist.distribute.cross_device_ops import CrossDeviceOps as CrossDeviceOps
 from simdist.distribute.cross_device_ops import (
     HierarchicalCopyAllReduce as HierarchicalCopyAllReduce,

@@ -3,4 +3,9 @@
 from simdist.distribute.central_storage_strategy import (
     CentralStorageStrategy as CentralStorageStrategy,
 )
+from simdist.distribute.collective_util import CollectiveCommunication as CollectiveCommunication
+from simdist.distribute.collective_util import (
+    CommunicationImplementation as CommunicationImplementation,
+)
+from simdist.distribute.collective_util import CommunicationOptions as CommunicationOptions
 from simdist.distribute.input_context import ValueContext as ValueContext
