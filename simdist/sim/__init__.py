@@ -12,6 +12,10 @@ from simdist.cost import price_collective as price_collective
 from simdist.cost import price_step as price_step
 from simdist.cost import scaling_table as scaling_table
 from simdist.cost import write_chrome_trace as write_chrome_trace
+from simdist.sim.faults import FaultPlan as FaultPlan
+from simdist.sim.faults import WorkerKilled as WorkerKilled
+from simdist.sim.launch import launch as launch
+from simdist.sim.launch import launch_script as launch_script
 from simdist.sim.profile import profile as profile
 from simdist.sim.profile_report import ProfileReport as ProfileReport
 from simdist.sim.synthetic_digits import load_synthetic_digits as load_synthetic_digits
