@@ -34,6 +34,7 @@ from simdist.checkpoint.restore import CheckpointLoadStatus, InitializationOnlyS
 from simdist.checkpoint.state import update_checkpoint_state
 from simdist.core import dtypes
 from simdist.core.variables import Variable, VariableAggregation
+from simdist.distribute.multi_worker_util import check_distinct_paths
 from simdist.keras.engine.tracking import is_variable
 
 __all__ = ["Checkpoint", "CheckpointOptions"]
@@ -164,8 +165,10 @@ class Checkpoint:
 
         Raises:
             FailedPreconditionError: another save to this prefix is running in this process.
+            ValueError: under a multi-worker strategy, another worker writes the same prefix.
         """
         prefix = os.fspath(file_prefix)
+        check_distinct_paths(prefix)  # under a multi-worker strategy: one writer per path
         writer = f"a tf.train.Checkpoint in thread {threading.current_thread().name!r}"
         with exclusive_prefix(prefix, writer):
             values, nodes = serialize(self)
