@@ -58,6 +58,12 @@ def _as_array(value):
     return np.asarray(value)
 
 
+def _is_distributed_input(x) -> bool:
+    from simdist.distribute.input_lib import DistributedDataset, DistributedDatasetsFromFunction
+
+    return isinstance(x, (DistributedDataset, DistributedDatasetsFromFunction))
+
+
 class DataHandler:
     """Batches per epoch, distributed by ``strategy``.
 
@@ -81,7 +87,19 @@ class DataHandler:
         self._user_steps = steps
         self._persistent = None
         self.seed = shuffle_seed() if seed is None else int(seed)
-        if isinstance(x, Dataset):
+        self._distributed = _is_distributed_input(x)
+        if self._distributed:  # already distributed by the user (the seed's MWMS example)
+            if y is not None or batch_size is not None:
+                raise ValueError(
+                    "`y` and `batch_size` are not supported with a distributed dataset: its "
+                    "elements must be (x, y) pairs, batched before it was distributed."
+                )
+            self._dataset = x
+            self._arrays = None
+            self.inferred_steps = steps
+            self._recreate = steps is None
+            self._shuffle = False
+        elif isinstance(x, Dataset):
             if y is not None:
                 raise ValueError(
                     "`y` argument is not supported when using dataset as input; the dataset's "
@@ -142,7 +160,7 @@ class DataHandler:
 
     def _distributed_iterator(self, epoch: int):
         dataset = self._epoch_dataset(epoch)
-        if self._strategy is not None:
+        if self._strategy is not None and not self._distributed:
             dataset = self._strategy.experimental_distribute_dataset(dataset)
         return iter(dataset)
 

@@ -77,7 +77,8 @@ def _check_compiled(model, what: str) -> None:
 # --- one step --------------------------------------------------------------------------------
 def _global_batch(strategy, x) -> int:
     leaf = nest.flatten(x)[0]
-    return int(sum(np.shape(c)[0] for c in strategy.experimental_local_results(leaf)))
+    local = int(sum(np.shape(c)[0] for c in strategy.experimental_local_results(leaf)))
+    return strategy.extended._host_sum(local)  # every worker's share of the global batch
 
 
 def _run_step(model, batch, training: bool):
