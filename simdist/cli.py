@@ -45,6 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the Chrome trace of the profiled step ('' to skip)",
     )
     demo.set_defaults(handler=_demo)
+    from simdist.sim import check_cluster
+
+    check = sub.add_parser(
+        "check-cluster",
+        help="validate a TF_CONFIG cluster and start every task virtually to see it rendezvous",
+    )
+    check_cluster.add_arguments(check)
+    check.set_defaults(handler=check_cluster.run)
     from simdist.cost.cli import add_parser as add_cost_parser
 
     add_cost_parser(sub)
