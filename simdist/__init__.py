@@ -16,6 +16,7 @@ from simdist import math as math
 from simdist import nn as nn
 from simdist import random as random
 from simdist import sim as sim
+from simdist import tpu as tpu
 from simdist import train as train
 from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
 from simdist.core import dtypes as dtypes

@@ -7,3 +7,4 @@ from simdist.distribute.virtual_devices import PhysicalDevice as PhysicalDevice
 from simdist.distribute.virtual_devices import list_logical_devices as list_logical_devices
 from simdist.distribute.virtual_devices import list_physical_devices as list_physical_devices
 from simdist.distribute.virtual_devices import set_virtual_devices as set_virtual_devices
+from simdist.tpu import experimental_connect_to_cluster as experimental_connect_to_cluster

@@ -27,4 +27,6 @@ from simdist.distribute.reduce_util import ReduceOp as ReduceOp
 from simdist.distribute.runner import CollectiveMismatchError as CollectiveMismatchError
 from simdist.distribute.strategy import Strategy as Strategy
 from simdist.distribute.strategy import StrategyExtended as StrategyExtended
+from simdist.distribute.tpu_strategy import RunOptions as RunOptions
+from simdist.distribute.tpu_strategy import TPUStrategy as TPUStrategy
 from simdist.distribute.values import DistributedValues as DistributedValues

@@ -3,9 +3,13 @@
 from simdist.distribute.central_storage_strategy import (
     CentralStorageStrategy as CentralStorageStrategy,
 )
+from simdist.distribute.collective_all_reduce_strategy import (  # noqa: F401 - re-export
+    _ExperimentalMultiWorkerMirroredStrategy as MultiWorkerMirroredStrategy,
+)
 from simdist.distribute.collective_util import CollectiveCommunication as CollectiveCommunication
 from simdist.distribute.collective_util import (
     CommunicationImplementation as CommunicationImplementation,
 )
 from simdist.distribute.collective_util import CommunicationOptions as CommunicationOptions
 from simdist.distribute.input_context import ValueContext as ValueContext
+from simdist.distribute.tpu_strategy import TPUStrategyV1Alias as TPUStrategy  # noqa: F401

@@ -395,3 +395,15 @@ def test_bytes_per_pack_splits_the_gradients_into_several_collectives():
     assert calls == [6] and out == [[1.0], [1.0, 1.0], [1.0, 1.0, 1.0]]
     calls, out = launch(prog, workers=2, devices_per_worker=1, args=(12,))[0]
     assert calls == [3, 3] and out == [[1.0], [1.0, 1.0], [1.0, 1.0, 1.0]]
+
+
+def test_experimental_names_and_the_communication_argument():
+    from simdist.distribute.collective_all_reduce_strategy import (
+        _ExperimentalMultiWorkerMirroredStrategy,
+    )
+
+    exp = tf.distribute.experimental
+    assert exp.MultiWorkerMirroredStrategy is _ExperimentalMultiWorkerMirroredStrategy
+    assert exp.CollectiveCommunication is exp.CommunicationImplementation
+    strategy = exp.MultiWorkerMirroredStrategy(exp.CollectiveCommunication.RING)
+    assert strategy.extended._cross_device_ops_impl.algorithm(1 << 20) == ("ring", {})

@@ -24,3 +24,4 @@ from simdist.distribute.cluster_resolver.tf_config import use_tf_config as use_t
 from simdist.distribute.cluster_resolver.tf_config import (
     validate_tf_config as validate_tf_config,
 )
+from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver as TPUClusterResolver
