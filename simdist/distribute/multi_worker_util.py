@@ -11,6 +11,7 @@ instead of mixing their files.
 from __future__ import annotations
 
 import os
+import shutil
 
 from simdist.backends.worker_context import current_worker
 
@@ -19,6 +20,8 @@ __all__ = [
     "active_strategy",
     "is_chief",
     "write_filepath",
+    "write_dirpath",
+    "remove_temp_dir",
     "check_distinct_paths",
 ]
 
@@ -44,7 +47,7 @@ def active_strategy():
 def is_chief(strategy=None) -> bool:
     """Whether this worker is the chief (worker 0); True outside a multi-worker strategy."""
     strategy = strategy if strategy is not None else active_strategy()
-    return strategy is None or strategy.extended._worker_index == 0
+    return strategy is None or getattr(strategy.extended, "_worker_index", 0) == 0
 
 
 def write_filepath(filepath: str, strategy=None) -> str:
@@ -59,6 +62,29 @@ def write_filepath(filepath: str, strategy=None) -> str:
     resolver = strategy.cluster_resolver
     dirpath, base = os.path.split(filepath)
     return os.path.join(dirpath, f"workertemp_{resolver.task_id}", base)
+
+
+def write_dirpath(dirpath: str, strategy=None) -> str:
+    """Where this worker should write a directory: ``dirpath`` on the chief, else
+    ``<dirpath>/../workertemp_<task_id>``-style per-worker directory (Keras's rule)."""
+    strategy = strategy if strategy is not None else active_strategy()
+    if is_chief(strategy):
+        return dirpath
+    return os.path.join(
+        os.path.dirname(os.path.normpath(dirpath)) or ".",
+        f"workertemp_{strategy.cluster_resolver.task_id}",
+        os.path.basename(os.path.normpath(dirpath)),
+    )
+
+
+def remove_temp_dir(path: str, strategy=None) -> None:
+    """Delete a non-chief worker's temporary copy (the directory holding ``path``)."""
+    strategy = strategy if strategy is not None else active_strategy()
+    if is_chief(strategy):
+        return
+    directory = os.path.dirname(path)
+    if os.path.basename(directory).startswith("workertemp_"):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def check_distinct_paths(path: str) -> None:

@@ -35,6 +35,7 @@ import numpy as np
 
 from simdist.checkpoint.checkpoint import Checkpoint
 from simdist.checkpoint.manager import CheckpointManager
+from simdist.distribute import multi_worker_util
 from simdist.keras.engine.callback_base import Callback
 
 __all__ = ["ModelCheckpoint", "BackupAndRestore"]
@@ -123,19 +124,25 @@ class ModelCheckpoint(Callback):
                 return
             if not self.monitor_op(current, self.best):
                 if self.verbose > 0:
-                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from "
-                          f"{self.best:.5f}")
+                    print(
+                        f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}"
+                    )
                 return
             if self.verbose > 0:
-                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
-                      f"{current:.5f}, saving model to {path}")
+                print(
+                    f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
+                    f"{current:.5f}, saving model to {path}"
+                )
             self.best = current
         elif self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        strategy = self.model.distribute_strategy
+        path = multi_worker_util.write_filepath(path, strategy)  # non-chief: a temp copy
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
         self._checkpoint().write(path)
+        multi_worker_util.remove_temp_dir(path, strategy)
 
 
 class BackupAndRestore(Callback):
@@ -167,7 +174,9 @@ class BackupAndRestore(Callback):
     def on_train_begin(self, logs=None):
         model = self.model
         checkpoint = Checkpoint(model=model, optimizer=model.optimizer)
-        self._manager = CheckpointManager(checkpoint, self._dir, max_to_keep=2)
+        # Every worker reads the chief's backup; non-chief workers write their own copy.
+        self._write_dir = multi_worker_util.write_dirpath(self._dir, model.distribute_strategy)
+        self._manager = CheckpointManager(checkpoint, self._write_dir, max_to_keep=2)
         self._batches = 0
         if not os.path.exists(self._state_path()):
             return
@@ -208,11 +217,14 @@ class BackupAndRestore(Callback):
             "metric_states": _metric_states(model) if in_epoch else None,
             "seed": model._fit_data.seed,
         }
-        tmp = self._state_path() + ".tmp"
+        target = os.path.join(self._write_dir, self._STATE)
+        tmp = target + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(state, f)
-        os.replace(tmp, self._state_path())
+        os.replace(tmp, target)
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and os.path.isdir(self._dir):
+        if self._write_dir != self._dir:  # a non-chief worker's copy: never read back
+            shutil.rmtree(os.path.dirname(self._write_dir), ignore_errors=True)
+        elif self.delete_checkpoint and os.path.isdir(self._dir):
             shutil.rmtree(self._dir)

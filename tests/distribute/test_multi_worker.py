@@ -407,3 +407,53 @@ def test_experimental_names_and_the_communication_argument():
     assert exp.CollectiveCommunication is exp.CommunicationImplementation
     strategy = exp.MultiWorkerMirroredStrategy(exp.CollectiveCommunication.RING)
     assert strategy.extended._cross_device_ops_impl.algorithm(1 << 20) == ("ring", {})
+
+
+def _fit_with_callbacks(backup_dir, checkpoint_path, epochs=3):
+    tf.random.set_seed(0)
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    rng = np.random.default_rng(0)
+    x = rng.random((48, 5)).astype(np.float32)
+    y = rng.integers(2, size=(48, 1))
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(5,))])
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.1, momentum=0.9),
+        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    callbacks = [
+        tf.keras.callbacks.BackupAndRestore(backup_dir, save_freq=2),
+        tf.keras.callbacks.ModelCheckpoint(checkpoint_path, save_weights_only=True),
+    ]
+    model.fit(x, y, batch_size=8, epochs=epochs, callbacks=callbacks, verbose=0, shuffle=False)
+    return model.get_weights()
+
+
+def test_keras_callbacks_on_every_worker_resume_bit_identical(tmp_path):
+    ckpt = str(tmp_path / "weights.{epoch:02d}")
+    want = launch(
+        _fit_with_callbacks,
+        workers=2,
+        devices_per_worker=2,
+        args=(str(tmp_path / "backup_a"), ckpt),
+    )
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "backup_a") == [
+        "weights.01.index",
+        "weights.01.npz",
+        "weights.02.index",
+        "weights.02.npz",
+        "weights.03.index",
+        "weights.03.npz",
+    ]  # the chief's copies only: the other worker's temporary copies are gone
+    backup = str(tmp_path / "backup_b")
+    with pytest.raises(WorkerFailedError, match="Worker 1"):
+        launch(
+            _fit_with_callbacks,
+            workers=2,
+            devices_per_worker=2,
+            args=(backup, ckpt),
+            faults=FaultPlan().kill_worker(1, step=9),
+        )  # epoch 2, step 3
+    got = launch(_fit_with_callbacks, workers=2, devices_per_worker=2, args=(backup, ckpt))
+    for a, b in zip(got[0] + got[1], want[0] + want[1], strict=True):
+        np.testing.assert_array_equal(a, b)
