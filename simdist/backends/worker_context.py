@@ -15,6 +15,8 @@ import threading
 from typing import Any
 
 from simdist.backends.base import LocalTransport, Transport
+from simdist.core import context as _core_context
+from simdist.core.context import ProcessState
 
 __all__ = ["WorkerContext", "current_worker", "current_transport", "set_worker"]
 
@@ -31,6 +33,7 @@ class WorkerContext:
         steps: ``strategy.run`` calls this worker has made (the fault plan's clock).
         uids: Keras's layer-name counts of this worker.
         strategy: the multi-worker strategy it created last (saves consult it).
+        process: its process-wide runtime state (has the eager runtime started?).
     """
 
     transport: Transport
@@ -41,6 +44,7 @@ class WorkerContext:
     steps: int = 0
     uids: dict = dataclasses.field(default_factory=dict)
     strategy: Any = None
+    process: ProcessState = dataclasses.field(default_factory=ProcessState)
 
 
 _local = threading.local()
@@ -51,6 +55,14 @@ _mpi_lock = threading.Lock()
 def current_worker() -> WorkerContext | None:
     """This thread's worker context (``None`` outside a virtual cluster)."""
     return getattr(_local, "worker", None)
+
+
+def _worker_process_state() -> ProcessState | None:
+    worker = getattr(_local, "worker", None)
+    return None if worker is None else worker.process
+
+
+_core_context.worker_state_hook = _worker_process_state
 
 
 def set_worker(context: WorkerContext | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["state", "num_replicas_in_sync"]
+__all__ = ["state", "num_replicas_in_sync", "ProcessState", "process_state", "mark_runtime_started"]
 
 
 class _ThreadState(threading.local):
@@ -36,3 +36,31 @@ def num_replicas_in_sync() -> int:
     if state.strategy_stack:
         return state.strategy_stack[-1].num_replicas_in_sync
     return 1
+
+
+class ProcessState:
+    """What TF keeps once per process: whether the eager runtime has started (the first
+    tensor, variable or device listing starts it; collective ops must be configured before)."""
+
+    def __init__(self) -> None:
+        self.runtime_started = False
+        self.collectives_configured = False
+
+
+_process_state = ProcessState()
+# Set by simdist.backends.worker_context: a virtual cluster's worker thread has its own.
+worker_state_hook = None
+
+
+def process_state() -> ProcessState:
+    """This process's state (a virtual cluster's worker: that worker's)."""
+    if worker_state_hook is not None:
+        own = worker_state_hook()
+        if own is not None:
+            return own
+    return _process_state
+
+
+def mark_runtime_started() -> None:
+    """Record that the eager runtime has started in this process (or worker)."""
+    process_state().runtime_started = True

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 from simdist.core import dtypes
+from simdist.core.context import mark_runtime_started
 from simdist.core.device import current_device
 from simdist.core.tensor import Tensor
 
@@ -155,6 +156,7 @@ def constant(value, dtype=None, shape=None, name="Const") -> Tensor:
     >>> tf.constant(1.5)
     <tf.Tensor: shape=(), dtype=float32, numpy=1.5>
     """
+    mark_runtime_started()
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor) and dtype is not None and value._dtype != dtype:
         raise TypeError(

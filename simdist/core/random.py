@@ -28,7 +28,7 @@ import numpy as np
 
 from simdist import errors
 from simdist.core import dtypes
-from simdist.core.context import state
+from simdist.core.context import mark_runtime_started, state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.shape import TensorShape
 from simdist.core.tensor import Tensor, make_tensor
@@ -130,6 +130,7 @@ def draw(seed: int | None = None) -> np.random.Generator:
     Returns:
         A fresh ``np.random.Generator`` keyed by ``(global seed, op seed, call count)``.
     """
+    mark_runtime_started()
     current = _current_state()
     g, op, call = current.next_key(_check_seed(seed))
     if current.stream:

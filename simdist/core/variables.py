@@ -144,8 +144,10 @@ class Variable(metaclass=_VariableMeta):
         shape=None,
         experimental_enable_variable_lifting=True,
     ) -> None:
+        from simdist.core.context import mark_runtime_started
         from simdist.core.convert import convert_to_tensor
 
+        mark_runtime_started()
         if initial_value is None:
             raise ValueError("initial_value must be specified (a value or a callable).")
         if callable(initial_value) and not isinstance(initial_value, Tensor):

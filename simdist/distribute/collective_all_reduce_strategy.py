@@ -23,6 +23,7 @@ import logging
 import numpy as np
 
 from simdist.backends.worker_context import current_transport, current_worker
+from simdist.core.context import process_state
 from simdist.core.tensor import make_tensor
 from simdist.distribute import distributed_variables as dv
 from simdist.distribute import multi_worker_util
@@ -237,6 +238,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         transport = current_transport()
         if (transport.num_workers, transport.worker_index) != (num_workers, index):
             raise ValueError(_not_running(num_workers, index, transport))
+        _configure_collectives(num_workers)
         kind = "GPU" if local_devices("GPU") else "CPU"
         count = len(local_devices(kind))
         if num_workers == 1:
@@ -298,6 +300,26 @@ class _ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):
         if communication_options is None:
             communication_options = CommunicationOptions(implementation=communication)
         super().__init__(cluster_resolver, communication_options)
+
+
+def _configure_collectives(num_workers: int) -> None:
+    """TF's rule: collectives are configured when the first multi-worker strategy is made,
+    which must come before the eager runtime starts (a first tensor, variable or device
+    listing). One worker: a warning, as TF logs; several: TF's RuntimeError."""
+    runtime = process_state()
+    if runtime.runtime_started and not runtime.collectives_configured:
+        if num_workers > 1:
+            raise RuntimeError(
+                "Collective ops must be configured at program startup: create "
+                "MultiWorkerMirroredStrategy before any call that creates a tensor or a "
+                "variable or lists devices (the API page: in eager mode the strategy must be "
+                "created before other API calls)."
+            )
+        _log.warning(
+            "Collective ops is not configured at program startup. Some performance features "
+            "may not be enabled."
+        )
+    runtime.collectives_configured = True
 
 
 def _not_running(num_workers: int, index: int, transport) -> str:

@@ -13,6 +13,7 @@ import dataclasses
 import os
 
 from simdist.backends.worker_context import current_worker
+from simdist.core.context import mark_runtime_started
 from simdist.core.device import DeviceSpec, canonical_name
 
 __all__ = [
@@ -100,6 +101,7 @@ def _kinds(device_type: str | None) -> list[str]:
 
 
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    mark_runtime_started()  # as in TF, listing devices starts the runtime
     counts = _device_counts()
     return [
         PhysicalDevice(f"/physical_device:{k}:{i}", k)
@@ -109,6 +111,7 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    mark_runtime_started()
     counts = _device_counts()
     return [
         LogicalDevice(f"/device:{k}:{i}", k) for k in _kinds(device_type) for i in range(counts[k])

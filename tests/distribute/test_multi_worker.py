@@ -457,3 +457,21 @@ def test_keras_callbacks_on_every_worker_resume_bit_identical(tmp_path):
     got = launch(_fit_with_callbacks, workers=2, devices_per_worker=2, args=(backup, ckpt))
     for a, b in zip(got[0] + got[1], want[0] + want[1], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_strategy_must_come_before_other_api_calls(caplog):
+    def late():
+        tf.constant(1.0)  # starts the eager runtime, as in TF
+        tf.distribute.MultiWorkerMirroredStrategy()
+
+    def early_then_again():
+        tf.distribute.MultiWorkerMirroredStrategy()
+        tf.constant(1.0)
+        return tf.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync  # fine
+
+    with pytest.raises(RuntimeError, match="Collective ops must be configured at program startup"):
+        launch(late, workers=2, devices_per_worker=1)
+    assert launch(early_then_again, workers=2, devices_per_worker=1) == [2, 2]
+    with caplog.at_level("WARNING", logger="simdist"):
+        launch(late, workers=1, devices_per_worker=1)  # one worker: TF only warns
+    assert "Collective ops is not configured at program startup" in caplog.text
