@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -90,6 +91,14 @@ def check_world_size(env: Mapping[str, str], world_size: int, library: str = "")
         )
 
 
+def _flush_before_abort() -> None:
+    """Flush stderr and give the launcher's output forwarder a moment: MPI_Abort kills the
+    processes at once, and a loaded machine can otherwise lose the message naming the rank."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    time.sleep(0.25)
+
+
 def run_worker_main(main: Callable[[], Any]) -> Any:
     """Runs ``main()``; if it raises, reports the rank and aborts the whole MPI job.
 
@@ -132,7 +141,7 @@ def _abort_job(exc: BaseException) -> None:
         f"simdist: worker {rank} of {size} raised {type(exc).__name__}: {exc}\n{detail}"
         f"simdist: aborting the MPI job (all {size} workers)\n"
     )
-    sys.stderr.flush()
+    _flush_before_abort()
     world.Abort(1)
 
 
@@ -201,7 +210,7 @@ class MPITransport(Transport):
 
     def abort(self, message: str) -> None:
         sys.stderr.write(f"simdist: worker {self._rank} of {self._size} aborts: {message}\n")
-        sys.stderr.flush()
+        _flush_before_abort()
         self._parent.Abort(1)
 
     def close(self) -> None:
