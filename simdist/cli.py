@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the Chrome trace of the profiled step ('' to skip)",
     )
     demo.set_defaults(handler=_demo)
+    from simdist.distribute.explain_input import add_parser as add_explain_input_parser
+
+    add_explain_input_parser(sub)
     from simdist.sim import check_cluster
 
     check = sub.add_parser(

@@ -45,7 +45,8 @@ from simdist.core.tensor_spec import TensorSpec
 from simdist.data import structure
 from simdist.data.dataset import INFINITE, Dataset
 from simdist.data.iterator import Optional
-from simdist.distribute import rebatch
+from simdist.data.options import AutoShardPolicy
+from simdist.distribute import auto_shard, rebatch
 from simdist.distribute.input_context import (
     InputContext,
     InputOptions,
@@ -283,15 +284,15 @@ class DistributedDataset(_DistributedInput):
         dataset: a ``tf.data.Dataset`` of global batches (``dataset.batch(global_size)``).
         devices: this worker's replica devices, in replica order.
         options: ``tf.distribute.InputOptions`` (validated; ``PER_REPLICA`` is refused).
-        num_workers: workers in the cluster; with more than one, the dataset is auto-sharded
-            by its ``experimental_distribute.auto_shard_policy`` (DATA and OFF for now).
+        num_workers: workers in the cluster; the dataset is auto-sharded by its
+            ``experimental_distribute.auto_shard_policy`` (``simdist.distribute.auto_shard``).
         worker_index: this worker's index.
         has_value_reducer: with several workers, ``count -> global count`` (all-reduce SUM).
 
     Raises:
         TypeError: ``dataset`` is not a Dataset.
         ValueError: the dataset is not batched and there are several replicas.
-        UnimplementedError: FILE/HINT sharding (or AUTO on files) over several workers.
+        NotFoundError: policy FILE with several workers on a pipeline without files.
 
     >>> import simdist as tf
     >>> dist = DistributedDataset(tf.data.Dataset.range(4).batch(2), ("GPU:0", "GPU:1"))
@@ -315,12 +316,25 @@ class DistributedDataset(_DistributedInput):
             )
         options = validate_input_options(options, from_function=False)
         super().__init__(devices, options, num_workers, worker_index, has_value_reducer)
-        # Each worker builds its own pipeline (fresh shuffle state), as TF clones it.
-        self._dataset = dataset if num_workers == 1 else dataset._copy_graph()
+        # Each worker builds its own pipeline (fresh shuffle state), as TF clones it, and
+        # auto-shards it (FILE/HINT rewrite here; DATA's shard follows the rebatch).
+        own = dataset if num_workers == 1 else dataset._copy_graph()
+        self._dataset, self._auto_shard_policy = auto_shard.auto_shard_dataset(
+            own, num_workers, worker_index
+        )
         self._plan, replica_spec = rebatch.plan_rebatch(
-            self._dataset, len(self._devices), num_workers, worker_index
+            self._dataset,
+            len(self._devices),
+            num_workers,
+            worker_index,
+            policy=self._auto_shard_policy,
         )
         self._finish_spec(replica_spec, dataset._cardinality())
+
+    @property
+    def auto_shard_policy(self) -> AutoShardPolicy:
+        """The policy applied on this worker: FILE, DATA, OFF or HINT (AUTO resolved)."""
+        return self._auto_shard_policy
 
     def _make_pull(self) -> Callable[[], list]:
         source = self._dataset._iterate()

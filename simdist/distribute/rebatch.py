@@ -21,18 +21,19 @@ rebatch_dataset_op.cc), and this module restates both on NumPy elements:
 
 Which one applies (tensorflow/python/distribute/input_lib.py, ``_make_rebatch_fn``;
 tensorflow/core/grappler/optimizers/data/auto_shard.cc, ``ShardByData`` and
-``RewriteRebatchV2ToV1``): TF auto-shards every worker's pipeline, even with one worker,
-unless the policy is OFF. DATA, and AUTO on a pipeline that reads no files, rewrite the
-by-sizes kernel into the split-each-batch one over all ``num_replicas_in_sync`` replicas and
-keep every ``num_workers``-th slice starting at ``worker_index`` (so worker ``w``'s local
-replica ``r`` gets slice ``w + r * num_workers`` of each global batch). OFF, FILE/AUTO with
-one worker on a file pipeline, and HINT keep the by-sizes kernel. With the default policy
-(AUTO) on in-memory data, single-worker distribution therefore splits each batch.
+``RewriteRebatchV2ToV1``) depends on the auto-shard policy *applied* to the worker's
+pipeline (``simdist.distribute.auto_shard``; TF auto-shards even with one worker, unless
+the policy is OFF). DATA (and AUTO on a pipeline with no file to shard) rewrites the
+by-sizes kernel into the split-each-batch one over all ``num_replicas_in_sync`` replicas
+and keeps every ``num_workers``-th slice starting at ``worker_index`` (so worker ``w``'s
+local replica ``r`` gets slice ``w + r * num_workers`` of each global batch). OFF, FILE and
+HINT keep the by-sizes kernel, with worker ``w``'s sizes (the worker reads its own files,
+or everything). With the default policy (AUTO) on in-memory data, even single-worker
+distribution therefore splits each batch.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,6 +46,7 @@ from simdist.core.tensor_spec import TensorSpec
 from simdist.data import batching, functional, shuffle, structure, transforms
 from simdist.data.dataset import Dataset
 from simdist.data.options import AutoShardPolicy
+from simdist.distribute import auto_shard
 
 __all__ = [
     "RebatchPlan",
@@ -58,7 +60,6 @@ __all__ = [
 ]
 
 UNKNOWN_BATCH = -1
-MULTI_WORKER_ISSUE = "the multi-worker input issue"
 
 _BATCH_NODES = (batching.BatchDataset, batching.PaddedBatchDataset)
 _MULTI_INPUT_NODES = (transforms.ZipDataset, transforms.ConcatenateDataset)
@@ -74,6 +75,7 @@ _PASS_THROUGH_NODES = (
     transforms.SkipDataset,
     transforms.TakeDataset,
     transforms.OptionsDataset,
+    auto_shard.AutoShardDataset,
 )
 
 
@@ -187,28 +189,34 @@ class RebatchPlan:
             out = rebatch_by_sizes(source, self.batch_sizes, spec)
         else:
             out = split_each_batch(source, self.num_splits)
-        if self.shard is not None and self.shard[0] > 1:
-            num_shards, index = self.shard
-            out = itertools.islice(out, index, None, num_shards)
+        if self.shard is not None:
+            out = auto_shard.shard_stream(out, *self.shard)
         return out
 
 
-def _reads_files(dataset: Dataset) -> bool:
-    return any(node._reads_files for node in _nodes(dataset))
-
-
 def plan_rebatch(
-    dataset: Dataset, num_replicas_per_worker: int, num_workers: int, worker_index: int
+    dataset: Dataset,
+    num_replicas_per_worker: int,
+    num_workers: int,
+    worker_index: int,
+    policy: AutoShardPolicy | None = None,
 ) -> tuple[RebatchPlan | None, Any]:
     """Decide how ``dataset`` is rebatched on worker ``worker_index``; return the plan and
     the per-replica element spec.
+
+    Args:
+        dataset: the worker's pipeline of global batches (after FILE/HINT sharding).
+        num_replicas_per_worker: the worker's local replicas.
+        num_workers: workers in the cluster.
+        worker_index: this worker.
+        policy: the auto-shard policy applied to the pipeline (never AUTO); None works it
+            out with ``auto_shard.auto_shard_dataset``.
 
     Returns ``(None, spec)`` when there is a single replica in sync (nothing to split).
 
     Raises:
         ValueError: the dataset is not batched (:func:`check_batched`).
-        UnimplementedError: FILE or HINT sharding, or AUTO on a file pipeline, with more
-            than one worker (they come with the multi-worker input issue).
+        NotFoundError: ``policy`` is None and FILE finds no file to shard.
     """
     spec = dataset.element_spec
     total = num_replicas_per_worker * num_workers
@@ -222,21 +230,11 @@ def plan_rebatch(
         else None
     )
     per_replica_spec = _rebatched_spec(spec, sizes, total)
-    policy = dataset.options().experimental_distribute.auto_shard_policy
-    if policy == AutoShardPolicy.AUTO:
-        policy = AutoShardPolicy.FILE if _reads_files(dataset) else AutoShardPolicy.DATA
-    if policy in (AutoShardPolicy.FILE, AutoShardPolicy.HINT):
-        if num_workers > 1:
-            raise errors.UnimplementedError(
-                f"AutoShardPolicy.{policy.name} across {num_workers} workers is not "
-                f"implemented yet in simdist (it comes with {MULTI_WORKER_ISSUE}). Set "
-                "options.experimental_distribute.auto_shard_policy to "
-                "AutoShardPolicy.DATA or AutoShardPolicy.OFF with dataset.with_options."
-            )
-        return RebatchPlan(sizes, total, None), per_replica_spec
-    if policy == AutoShardPolicy.OFF:
-        return RebatchPlan(sizes, total, None), per_replica_spec
-    return RebatchPlan(None, total, (num_workers, worker_index)), per_replica_spec
+    if policy is None or policy == AutoShardPolicy.AUTO:
+        policy = auto_shard.auto_shard_dataset(dataset, num_workers, worker_index).policy
+    if policy == AutoShardPolicy.DATA:
+        return RebatchPlan(None, total, (num_workers, worker_index)), per_replica_spec
+    return RebatchPlan(sizes, total, None), per_replica_spec
 
 
 def _rebatched_spec(spec: Any, sizes: list[int] | None, total: int) -> Any:

@@ -180,7 +180,8 @@ def test_data_sharding_over_workers_interleaves_slices():
         got[w] = [[t.numpy().tolist() for t in s.values] for s in dist]
     assert got[0] == [[[0, 1], [4, 5]], [[8, 9], [12, 13]]]
     assert got[1] == [[[2, 3], [6, 7]], [[10, 11], [14, 15]]]
-    with pytest.raises(errors.UnimplementedError, match="multi-worker"):
+    # FILE on an in-memory pipeline: TF's NotFound when the dataset is distributed.
+    with pytest.raises(errors.NotFoundError, match="unshardable source dataset: RangeDataset"):
         options = tf.data.Options()
         options.experimental_distribute.auto_shard_policy = AutoShardPolicy.FILE
         DistributedDataset(ds.with_options(options), GPUS[:2], num_workers=2, worker_index=0)
@@ -265,3 +266,28 @@ def test_values_from_function_seed_examples():
         distribute_values_from_function(
             lambda ctx: (1,) * (ctx.replica_id_in_sync_group + 1), GPUS[:2]
         )
+
+
+def test_datasets_from_function_context_across_workers():
+    """TF: input_pipeline_id = worker index, num_replicas_in_sync = W * L; the function's
+    dataset is used as it is (no auto-sharding), elements go to local replicas in turn."""
+    for w in range(2):
+        seen = []
+
+        def dataset_fn(ctx, seen=seen):
+            seen.append(
+                (
+                    ctx.num_input_pipelines,
+                    ctx.input_pipeline_id,
+                    ctx.num_replicas_in_sync,
+                    ctx.get_per_replica_batch_size(12),
+                )
+            )
+            ds = tf.data.Dataset.range(12).batch(ctx.get_per_replica_batch_size(12))
+            return ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+
+        dist = DistributedDatasetsFromFunction(dataset_fn, GPUS[:3], num_workers=2, worker_index=w)
+        assert seen == [(2, w, 6, 2)]
+        steps = [[t.numpy().tolist() for t in s.values] for s in dist]
+        shards = [[2 * k, 2 * k + 1] for k in range(w, 6, 2)]
+        assert steps == [shards]
