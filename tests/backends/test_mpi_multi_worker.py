@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -74,4 +75,32 @@ def test_a_worker_making_another_collective_ends_the_mpi_job_with_an_error():
     assert job.seconds < 30
     assert "CollectiveMismatchError" in job.stderr
     assert "worker 1 is in ('all_reduce'" in job.stderr
+    assert "unreachable" not in job.stdout
+
+
+@needs_mpi
+@pytest.mark.parametrize("workers,local", [(2, 2), (4, 1)])
+def test_every_strategy_collective_under_mpi_equals_the_virtual_cluster(workers, local):
+    sys.path.insert(0, str(mpi_spawn.SCRIPTS))
+    try:
+        import strategy_ops
+    finally:
+        sys.path.remove(str(mpi_spawn.SCRIPTS))
+    from simdist.sim import launch
+
+    virtual = launch(strategy_ops.program, workers=workers, devices_per_worker=local, args=(local,))
+    job = mpi_spawn.run_script("strategy_ops.py", str(local), ranks=workers, timeout=90)
+    assert job.returncode == 0, job.stderr
+    # ranks' lines may interleave in the forwarded stdout: pick the objects out
+    lines = [json.loads(m) for m in re.findall(r"RESULT (\{[^}]*\})", job.stdout)]
+    assert sorted(r["worker"] for r in lines) == list(range(workers)), "not one world"
+    assert {r["digest"] for r in lines} == {r["digest"] for r in virtual}
+    assert len({r["digest"] for r in virtual}) == 1  # every worker holds the same results
+
+
+@needs_mpi
+def test_a_rank_that_dies_ends_the_job():
+    job = mpi_spawn.run_script("die_on_rank.py", ranks=2, timeout=60)
+    assert job.returncode != 0
+    assert job.seconds < 30
     assert "unreachable" not in job.stdout
