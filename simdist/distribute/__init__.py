@@ -1,6 +1,7 @@
 """``tf.distribute``: strategies, contexts, distributed values (re-exports only)."""
 
 from simdist.distribute import cluster_resolver as cluster_resolver
+from simdist.distribute import coordinator as coordinator
 from simdist.distribute import experimental as experimental
 from simdist.distribute.collective_all_reduce_strategy import (
     MultiWorkerMirroredStrategy as MultiWorkerMirroredStrategy,

@@ -121,7 +121,7 @@ def launch(
         raise ValueError(f"devices_per_worker must be >= 0, got {devices_per_worker}")
     count = len(tasks)
     if faults is not None:
-        faults.check_workers(count)
+        faults.check(count)
     kwargs = dict(kwargs or {})
 
     def setup(index: int) -> Callable[[], None]:

@@ -69,3 +69,48 @@ def test_the_iterator_variant_from_the_guide():
     assert [t.shape for t in features.values] == [(2, 1)] * 4
     outputs = mirrored_strategy.run(lambda x: model(x), args=(features,))
     assert [o.device for o in outputs.values] == list(mirrored_strategy.extended.worker_devices)
+
+
+def test_the_guide_tpu_strategy_snippet():
+    from simdist import tpu as tpu_lib
+
+    tpu_address = "v4-8"
+    try:
+        cluster_resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu_address)
+        tf.config.experimental_connect_to_cluster(cluster_resolver)
+        tf.tpu.experimental.initialize_tpu_system(cluster_resolver)
+        tpu_strategy = tf.distribute.TPUStrategy(cluster_resolver)
+        assert tpu_strategy.num_replicas_in_sync == 4  # v4: one megacore device per chip
+    finally:
+        tf.tpu.experimental.shutdown_tpu_system(cluster_resolver)
+        tpu_lib._state.connected.clear()
+        tf.config.set_virtual_devices(tpus=0)
+
+
+def test_the_guide_parameter_server_snippet():
+    config = {
+        "cluster": {"chief": ["c:1"], "worker": ["w:1", "w:2"], "ps": ["p:1", "p:2"]},
+        "task": {"type": "chief", "index": 0},
+    }
+    variable_partitioner = tf.distribute.experimental.partitioners.MinSizePartitioner(
+        min_shard_bytes=4, max_shards=2
+    )
+    with tf.distribute.cluster_resolver.use_tf_config(config):
+        strategy = tf.distribute.experimental.ParameterServerStrategy(
+            tf.distribute.cluster_resolver.TFConfigClusterResolver(),
+            variable_partitioner=variable_partitioner,
+        )
+        coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+    with strategy.scope():
+        v = tf.Variable([1.0, 2.0, 3.0, 4.0])
+    assert len(v.variables) == 2  # sharded over the two ps tasks
+
+    @tf.function
+    def step():
+        v.assign_add(tf.ones([4]))
+        return tf.reduce_sum(v)
+
+    results = [coordinator.schedule(step) for _ in range(3)]
+    coordinator.join()
+    assert v.numpy().tolist() == [4.0, 5.0, 6.0, 7.0]
+    assert all(r.fetch() > 10.0 for r in results)
