@@ -36,12 +36,12 @@ _log = logging.getLogger("simdist")
 
 _FIT_REFUSAL = (
     "Iterating a dataset that ParameterServerStrategy distributed on the coordinator is not "
-    "supported, so Keras Model.fit/evaluate/predict do not run under ParameterServerStrategy "
-    "in simdist (TF runs them through a ClusterCoordinator with steps_per_epoch and a "
-    "DatasetCreator). Write the custom training loop instead: coordinator = "
-    "tf.distribute.experimental.coordinator.ClusterCoordinator(strategy); per_worker_dataset "
-    "= coordinator.create_per_worker_dataset(dataset_fn); iterator = iter(per_worker_dataset); "
-    "coordinator.schedule(step_fn, args=(iterator,)); coordinator.join()."
+    "supported (the data lives on the workers), so Keras Model.evaluate/predict do not run "
+    "under ParameterServerStrategy in simdist; Model.fit does (with steps_per_epoch), and so "
+    "does the custom loop: coordinator = tf.distribute.experimental.coordinator."
+    "ClusterCoordinator(strategy); per_worker_dataset = coordinator.create_per_worker_dataset("
+    "dataset_fn); iterator = iter(per_worker_dataset); coordinator.schedule(step_fn, "
+    "args=(iterator,)); coordinator.join()."
 )
 
 

@@ -153,13 +153,51 @@ def test_run_outside_schedule_warns_and_runs_on_the_coordinator(caplog):
     assert int(out) == 3 and "without using `ClusterCoordinator.schedule`" in caplog.text
 
 
-def test_keras_fit_is_refused_with_the_alternative():
-    strategy = ParameterServerStrategy(resolver())
+def _ps_model(strategy):
     with strategy.scope():
-        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
-        model.compile(optimizer="sgd", loss="mse")
-    with pytest.raises(errors.UnimplementedError, match="ClusterCoordinator"):
-        model.fit(np.zeros((8, 2), np.float32), np.zeros((8, 1), np.float32), epochs=1)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(5,))])
+        model.compile(
+            optimizer=tf.keras.optimizers.SGD(0.5),
+            loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            metrics=["accuracy"],
+        )
+    return model
+
+
+def _ps_dataset():
+    rng = np.random.default_rng(0)
+    x = rng.random((64, 5)).astype(np.float32)
+    y = (x.sum(1) > 2.5).astype(np.int64)
+    return tf.data.Dataset.from_tensor_slices((x, y)).shuffle(64, seed=1).repeat().batch(8)
+
+
+def _fit_history():
+    tf.random.set_seed(0)
+    model = _ps_model(ParameterServerStrategy(resolver()))
+    history = model.fit(_ps_dataset(), epochs=4, steps_per_epoch=8, verbose=0)
+    return history.history, model.get_weights()
+
+
+def test_keras_fit_schedules_steps_on_the_workers_and_learns():
+    history, weights = _fit_history()
+    losses = history["loss"]
+    assert len(losses) == 4 and losses[-1] < losses[0]
+    assert set(history) == {"loss", "accuracy"}
+    again, weights_again = _fit_history()  # same seed: same interleaving, same bits
+    assert again == history
+    for a, b in zip(weights, weights_again, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_keras_fit_rules_under_parameter_server_strategy():
+    strategy = ParameterServerStrategy(resolver())
+    model = _ps_model(strategy)
+    with pytest.raises(ValueError, match="steps_per_epoch` must be specified"):
+        model.fit(_ps_dataset(), epochs=1)
+    with pytest.raises(ValueError, match="NumPy arrays"):
+        model.fit(np.zeros((8, 5), np.float32), np.zeros((8,), np.int64), steps_per_epoch=1)
+    with pytest.raises(errors.UnimplementedError, match="Model.fit does"):
+        model.evaluate(_ps_dataset().take(2))
 
 
 def test_more_ps_tasks_lower_the_predicted_step_time():

@@ -183,6 +183,14 @@ def fit(
         )
     verbose = _verbose(verbose)
     strategy = model.distribute_strategy
+    if getattr(strategy, "_should_use_with_coordinator", False):  # ParameterServerStrategy
+        from simdist.keras.engine.coordinator_loop import fit_with_coordinator
+
+        with strategy.scope():
+            return fit_with_coordinator(
+                model, x, y, epochs, steps_per_epoch, callbacks, verbose, initial_epoch,
+                validation_data,
+            )
     with strategy.scope():
         data = DataHandler(
             x, y, sample_weight, batch_size, steps_per_epoch, shuffle, strategy
