@@ -31,6 +31,13 @@ import simdist as tf
 import simdist.keras.datasets  # noqa: F401  (tf.keras.datasets)
 from simdist.demo import create_model
 
+STRATEGIES = {
+    "mirrored": lambda: tf.distribute.MirroredStrategy(),
+    "central_storage": lambda: tf.distribute.experimental.CentralStorageStrategy(),
+    "multi_worker": lambda: tf.distribute.MultiWorkerMirroredStrategy(),  # one worker
+    "one_device": lambda: tf.distribute.OneDeviceStrategy("/gpu:0"),
+}
+
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -40,6 +47,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--steps", type=int, default=None, help="cap on steps per epoch (short mode)"
     )
     parser.add_argument("--dataset", choices=("synthetic", "fashion_mnist"), default="synthetic")
+    parser.add_argument(
+        "--strategy",
+        choices=tuple(STRATEGIES),
+        default="mirrored",
+        help="the strategy of the guide's table to run the loop on (default: the seed's)",
+    )
     parser.add_argument("--data-dir", default=None, help="folder of the Fashion-MNIST files")
     parser.add_argument("--batch-per-replica", type=int, default=64, help="default 64")
     parser.add_argument("--topology", default="dgx-h100", help="topology preset to price on")
@@ -83,7 +96,7 @@ def main(argv=None) -> dict:
     tf.random.set_seed(args.seed)
     print(tf.__version__)
 
-    strategy = tf.distribute.MirroredStrategy()
+    strategy = STRATEGIES[args.strategy]()
     print(f"Number of devices: {strategy.num_replicas_in_sync}")
 
     BATCH_SIZE_PER_REPLICA = args.batch_per_replica

@@ -50,6 +50,23 @@ def test_custom_training_short_mode(tmp_path):
     assert {e["pid"] for e in events if e.get("ph") == "X"} == {0, 1}
 
 
+@pytest.mark.parametrize(
+    "strategy,devices",
+    [("central_storage", 2), ("multi_worker", 2), ("one_device", 1)],
+)
+def test_custom_training_on_the_other_strategies_of_the_guide(tmp_path, strategy, devices):
+    lines = run_scenario(
+        "custom_training.py",
+        "--epochs", "1", "--steps", "2", "--replicas", "2", "--batch-per-replica", "8",
+        "--strategy", strategy, "--checkpoint-dir", str(tmp_path),
+    )  # fmt: skip
+    assert f"Number of devices: {devices}" in lines
+    assert any(
+        line.startswith("Accuracy after restoring the saved model without strategy: ")
+        for line in lines
+    )
+
+
 def test_custom_training_fashion_mnist_absent_says_where(tmp_path):
     done = subprocess.run(
         [
