@@ -407,3 +407,21 @@ def test_gradients_are_summed_by_ring_per_dimension_over_the_replica_grid():
         "sum", arrays, algorithm="ring_per_dimension", torus_dims=(2, 2, 2)
     )
     assert np.array_equal(total, expected)
+
+
+def test_keras_fit_evaluate_predict_run_on_a_tpu_slice():
+    strategy = make_strategy("v4-8")
+    rng = np.random.default_rng(0)
+    x = rng.random((64, 5)).astype(np.float32)
+    y = (x.sum(1) > 2.5).astype(np.int64)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(5,))])
+        model.compile(
+            optimizer=tf.keras.optimizers.SGD(0.5),
+            loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        )
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(16, drop_remainder=True)
+    history = model.fit(dataset, epochs=3, verbose=0)  # Keras steps run inside a function
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert np.isfinite(model.evaluate(x, y, batch_size=16, verbose=0))
+    assert model.predict(x[:16], batch_size=16, verbose=0).shape == (16, 2)

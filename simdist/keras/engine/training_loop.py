@@ -13,9 +13,13 @@ sync-on-read and report over all replicas.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from simdist.core import nest
+from simdist.core.context import state
+from simdist.core.function import functions_run_eagerly
 from simdist.core.tape import GradientTape
 from simdist.data.dataset import Dataset
 from simdist.keras.engine import compile_utils
@@ -61,6 +65,7 @@ def compile(
     put(model, "_compiled_loss", loss_spec)
     put(model, "_compiled_metrics", metric_objs)
     put(model, "_steps_per_execution", int(steps_per_execution))
+    put(model, "_run_eagerly", bool(run_eagerly))
     put(model, "_is_compiled", True)
     put(model, "_loss_tracker", [0.0, 0.0])
     put(model, "stop_training", False)
@@ -106,9 +111,24 @@ def _run_step(model, batch, training: bool):
         compile_utils.update_metrics(model, y, y_pred, sw)
         return loss
 
-    per_replica = strategy.run(step, args=(x, y, sw))
+    with _step_function(model):
+        per_replica = strategy.run(step, args=(x, y, sw))
     loss = strategy.reduce("SUM", per_replica, axis=None)
     return float(np.asarray(loss._value)), global_batch
+
+
+@contextlib.contextmanager
+def _step_function(model):
+    """Keras runs each step inside its train/test/predict ``tf.function`` (TPUStrategy
+    requires it) unless the model was compiled with ``run_eagerly=True``."""
+    if getattr(model, "_run_eagerly", False) or functions_run_eagerly():
+        yield
+        return
+    state.function_depth += 1
+    try:
+        yield
+    finally:
+        state.function_depth -= 1
 
 
 def _logs(model, tracker) -> dict:
@@ -351,7 +371,10 @@ def predict(
         for step, batch in data.epoch_batches(0):
             cbs.on_predict_batch_begin(step)
             bx, _, _ = unpack(batch)
-            per_replica = strategy.run(lambda inputs: model(inputs, training=False), args=(bx,))
+            with _step_function(model):
+                per_replica = strategy.run(
+                    lambda inputs: model(inputs, training=False), args=(bx,)
+                )
             gathered = strategy.gather(per_replica, axis=0)
             arrays = nest.map_structure(lambda t: np.asarray(t._value), gathered)
             outputs.append(arrays)
