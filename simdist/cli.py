@@ -21,6 +21,16 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _launch(args: argparse.Namespace) -> int:
+    from simdist.sim.launch import launch_script
+
+    if args.workers < 1 or args.devices_per_worker < 0:
+        print("simdist launch: --workers must be >= 1, --devices-per-worker >= 0", file=sys.stderr)
+        return 2
+    launch_script(args.script, args.workers, args.devices_per_worker, argv=args.args)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     import simdist
 
@@ -48,6 +58,15 @@ def build_parser() -> argparse.ArgumentParser:
     from simdist.distribute.explain_input import add_parser as add_explain_input_parser
 
     add_explain_input_parser(sub)
+    launch = sub.add_parser(
+        "launch",
+        help="run a script as a virtual cluster: W workers x L virtual GPUs in one process",
+    )
+    launch.add_argument("--workers", type=int, default=2)
+    launch.add_argument("--devices-per-worker", type=int, default=2)
+    launch.add_argument("script", help="the Python file every worker runs as __main__")
+    launch.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    launch.set_defaults(handler=_launch)
     from simdist.sim import check_cluster
 
     check = sub.add_parser(

@@ -153,3 +153,21 @@ def test_np_arrays_exchanged_between_workers_are_copies():
 
     results = launch(prog, workers=2, devices_per_worker=0)
     assert results[0] == ([0.0, 0.0], [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_simdist_launch_command_runs_a_script_on_every_worker(tmp_path, capsys):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        textwrap.dedent("""
+        import sys
+        import simdist as tf
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        total = strategy.reduce("SUM", strategy.run(lambda: tf.constant(1.0)), axis=None)
+        print(f"worker {strategy.extended._worker_index}: {float(total)} {sys.argv[1:]}")
+    """)
+    )
+    assert (
+        cli_main(["launch", "--workers", "2", "--devices-per-worker", "1", str(script), "x"]) == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["worker 0: 2.0 ['x']", "worker 1: 2.0 ['x']"]
