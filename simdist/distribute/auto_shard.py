@@ -50,11 +50,11 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from simdist import errors
 from simdist.data import batching, functional, shuffle, sources, structure, transforms
-from simdist.data.dataset import INFINITE, UNKNOWN, Dataset
+from simdist.data.dataset import Dataset
 from simdist.data.options import AutoShardPolicy
 
 __all__ = [
@@ -156,22 +156,9 @@ def shard_stream(source: Iterator, num_shards: int, index: int) -> Iterator:
     yield from itertools.islice(source, index, None, num_shards)
 
 
-class AutoShardDataset(Dataset):
-    """The shard auto-sharding inserts: ``shard(num_shards, index)`` with non-empty check."""
-
-    def __init__(self, input_dataset: Dataset, num_shards: int, index: int) -> None:
-        super().__init__((input_dataset,))
-        self._num_shards = num_shards
-        self._index = index
-
-    def _compute_element_spec(self) -> Any:
-        return self._input_datasets[0].element_spec
-
-    def _cardinality(self) -> int:
-        n = self._input_datasets[0]._cardinality()
-        if n in (INFINITE, UNKNOWN):
-            return n
-        return n // self._num_shards + (1 if self._index < n % self._num_shards else 0)
+class AutoShardDataset(transforms._ShardDataset):
+    """The shard auto-sharding inserts: ``Dataset.shard(num_shards, index)`` (same element
+    spec and cardinality) that also refuses an empty shard, as TF's does."""
 
     def _iterate(self) -> Iterator:
         return shard_stream(self._input_datasets[0]._iterate(), self._num_shards, self._index)
