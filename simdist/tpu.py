@@ -177,6 +177,14 @@ def experimental_connect_to_cluster(
         _state.connected.add(cluster_spec_or_resolver._tpu)
 
 
+def _require_eager(api: str) -> None:
+    if not executing_eagerly():
+        raise RuntimeError(
+            f"{api} is not supported within tf.functions. You should call {api} outside of "
+            "your tf.function."
+        )
+
+
 def initialize_tpu_system(cluster_resolver: TPUClusterResolver | None = None) -> Topology:
     """``tf.tpu.experimental.initialize_tpu_system``: bring up the resolver's TPU slice.
 
@@ -189,11 +197,7 @@ def initialize_tpu_system(cluster_resolver: TPUClusterResolver | None = None) ->
         TypeError: not a ``TPUClusterResolver``.
         NotFoundError: a remote TPU that was not connected first.
     """
-    if not executing_eagerly():
-        raise RuntimeError(
-            "initialize_tpu_system is not supported within tf.functions. You should call "
-            "initialize_tpu_system outside of your tf.function."
-        )
+    _require_eager("initialize_tpu_system")
     resolver = _resolver_or_default(cluster_resolver)
     name = resolver._tpu
     if not resolver.is_local and name not in _state.connected:
@@ -229,11 +233,7 @@ def shutdown_tpu_system(cluster_resolver: TPUClusterResolver | None = None) -> N
         RuntimeError: called inside a ``tf.function``.
         TypeError: not a ``TPUClusterResolver``.
     """
-    if not executing_eagerly():
-        raise RuntimeError(
-            "initialize_tpu_system is not supported within tf.functions. You should call "
-            "initialize_tpu_system outside of your tf.function."
-        )
+    _require_eager("shutdown_tpu_system")
     resolver = _resolver_or_default(cluster_resolver)
     name = resolver._tpu
     if _state.system is None or _state.system.tpu != name:
