@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     from simdist.topology.cli import add_parser as add_topology_parser
 
     add_topology_parser(sub)
+    from simdist.testing.cli import add_parser as add_conformance_parser
+
+    add_conformance_parser(sub)
     return parser
 
 

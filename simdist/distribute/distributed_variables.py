@@ -282,7 +282,10 @@ class SyncOnReadVariable(DistributedVariable):
                     "aggregation is set to `tf.VariableAggregation.SUM`; assign the new total "
                     "with `assign` instead."
                 )
-            share = array / array.dtype.type(n) if array.dtype.kind == "f" else array // n
+            # Integers: TF's truncating division (-7 over 2 replicas is -3 each, not -4).
+            share = (
+                array / array.dtype.type(n) if array.dtype.kind == "f" else np.trunc(array / n)
+            )
             for comp in self._components:
                 comp._write(np.asarray(share, array.dtype), read_value=False)
         else:

@@ -1,0 +1,161 @@
+"""The reference adapter: the catalogue's operations answered by ``simdist_reference`` itself.
+
+Running the catalogue against it checks the catalogue (each property holds on the oracle),
+and it is the base of the deliberately broken adapters in ``broken.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import simdist_reference as ref
+
+from simdist.testing.adapters.base import Adapter, Nest
+
+
+def map_nest(fn, nest: Nest) -> Nest:
+    """Applies ``fn`` to every array of a nest (an array, tuple or dict of arrays)."""
+    if isinstance(nest, tuple):
+        return tuple(map_nest(fn, item) for item in nest)
+    if isinstance(nest, dict):
+        return {key: map_nest(fn, nest[key]) for key in sorted(nest)}
+    return fn(nest)
+
+
+def leaves(nest: Nest) -> list[Any]:
+    """The arrays of a nest in a fixed order (tuples in order, dicts by sorted key)."""
+    if isinstance(nest, tuple):
+        return [leaf for item in nest for leaf in leaves(item)]
+    if isinstance(nest, dict):
+        return [leaf for key in sorted(nest) for leaf in leaves(nest[key])]
+    return [nest]
+
+
+def rebuild(nest: Nest, flat: list[Any]) -> Nest:
+    """The nest with the structure of ``nest`` whose leaves are ``flat``, in order."""
+    it = iter(flat)
+    return map_nest(lambda _: next(it), nest)
+
+
+def softmax_model(params, x, y):
+    """The catalogue's model: the reference's softmax regression."""
+    return ref.softmax_regression(params, x, y)
+
+
+class ReferenceAdapter(Adapter):
+    """Every operation computed by the oracle (simdist's strict NONE rule included)."""
+
+    name = "reference"
+
+    def reduce(self, op: str, per_replica: Sequence[np.ndarray], axis: Any) -> np.ndarray:
+        return ref.reduce(op, list(per_replica), axis=axis)
+
+    def all_reduce(self, op: str, per_replica: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return ref.all_reduce(op, list(per_replica))
+
+    def gather(self, per_replica: Sequence[np.ndarray], axis: int) -> np.ndarray:
+        return ref.gather(list(per_replica), axis)
+
+    def all_gather(self, per_replica: Sequence[np.ndarray], axis: int) -> list[np.ndarray]:
+        return ref.all_gather(list(per_replica), axis)
+
+    def distribute_dataset(
+        self,
+        elements: Nest,
+        global_batch_size: int,
+        num_replicas: int,
+        drop_remainder: bool,
+        auto_shard_policy: str,
+    ) -> list[list[Nest]]:
+        per_leaf = [
+            ref.distribute_dataset(
+                leaf, global_batch_size, num_replicas, drop_remainder, auto_shard_policy
+            )
+            for leaf in leaves(elements)
+        ]
+        steps = []
+        for s in range(len(per_leaf[0])):
+            steps.append(
+                [rebuild(elements, [leaf[s][r] for leaf in per_leaf]) for r in range(num_replicas)]
+            )
+        return steps
+
+    def per_replica_batch_size(self, global_batch_size: int, num_replicas: int) -> int:
+        return ref.get_per_replica_batch_size(global_batch_size, num_replicas)
+
+    def compute_average_loss(
+        self, per_replica_losses: Sequence[np.ndarray], global_batch_size: int | None
+    ) -> list[np.ndarray]:
+        n = len(per_replica_losses)
+        return [
+            np.asarray(ref.compute_average_loss(loss, None, global_batch_size, n))
+            for loss in per_replica_losses
+        ]
+
+    def train_step(
+        self,
+        params: Sequence[np.ndarray],
+        per_replica_x: Sequence[np.ndarray],
+        per_replica_y: Sequence[np.ndarray],
+        lr: float,
+        global_batch_size: int,
+    ) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+        result = ref.train_step_replicated(
+            params, per_replica_x, per_replica_y, softmax_model, lr, global_batch_size
+        )
+        return np.asarray(result.loss), [list(result.params) for _ in per_replica_x]
+
+    def mirrored_update(
+        self,
+        initial: np.ndarray,
+        per_replica_values: Sequence[np.ndarray],
+        aggregation: str,
+        kind: str,
+    ) -> list[np.ndarray]:
+        copies = ref.broadcast(initial, len(per_replica_values))
+        return ref.mirrored_update_replica_context(copies, per_replica_values, aggregation, kind)
+
+    def mirrored_update_cross_replica(
+        self, initial: np.ndarray, value: np.ndarray, num_replicas: int, kind: str
+    ) -> list[np.ndarray]:
+        return ref.mirrored_update_cross_replica(ref.broadcast(initial, num_replicas), value, kind)
+
+    def _local_assigns(self, initial, local_values) -> list[np.ndarray]:
+        copies = ref.broadcast(initial, len(local_values))
+        for r, value in enumerate(local_values):
+            copies = ref.sync_on_read_update_local(copies, r, value, "assign")
+        return copies
+
+    def sync_on_read(
+        self, initial: np.ndarray, local_values: Sequence[np.ndarray], aggregation: str
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        copies = self._local_assigns(initial, local_values)
+        local = [ref.sync_on_read_local(copies, r) for r in range(len(copies))]
+        return local, ref.sync_on_read_value(copies, aggregation)
+
+    def sync_on_read_assign(
+        self,
+        initial: np.ndarray,
+        local_values: Sequence[np.ndarray],
+        value: np.ndarray,
+        aggregation: str,
+        kind: str,
+    ) -> list[np.ndarray]:
+        copies = self._local_assigns(initial, local_values)
+        return ref.sync_on_read_assign_cross_replica(copies, value, aggregation, kind)
+
+    def checkpoint_round_trip(
+        self,
+        copies: Sequence[np.ndarray],
+        synchronization: str,
+        aggregation: str,
+        restore_replicas: int,
+        directory: str,
+    ) -> list[np.ndarray]:
+        zeros = ref.broadcast(np.zeros_like(np.asarray(copies[0])), restore_replicas)
+        if synchronization == "ON_READ":
+            saved = ref.sync_on_read_value(list(copies), aggregation)
+            return ref.sync_on_read_assign_cross_replica(zeros, saved, aggregation)
+        return ref.mirrored_update_cross_replica(zeros, copies[0])

@@ -1,0 +1,35 @@
+"""The simdist adapter: the catalogue run against ``import simdist as tf`` on virtual GPUs."""
+
+from __future__ import annotations
+
+from simdist.testing.adapters.module_adapter import ModuleAdapter
+
+
+class SimdistAdapter(ModuleAdapter):
+    """simdist's MirroredStrategy over virtual ``GPU:0 .. GPU:{max_replicas-1}``.
+
+    Creating it raises the host's virtual GPU count to ``max_replicas`` when it is lower
+    (``simdist.config.set_virtual_devices``); it never lowers it.
+    """
+
+    name = "simdist"
+
+    def __init__(self, max_replicas: int = 4) -> None:
+        import simdist
+
+        have = len(simdist.config.list_logical_devices("GPU"))
+        if have < max_replicas:
+            simdist.config.set_virtual_devices(gpus=max_replicas)
+        super().__init__(simdist, [f"GPU:{i}" for i in range(max_replicas)], max_replicas)
+
+    def strategy_names(self) -> list[str]:
+        return ["mirrored", "one_device", "central_storage", "default"]
+
+    def make_strategy(self, name: str, num_replicas: int):
+        if name == "central_storage":
+            return self.tf.distribute.experimental.CentralStorageStrategy(
+                self.devices[:num_replicas]
+            )
+        if name == "default":
+            return self.tf.distribute.get_strategy()
+        return super().make_strategy(name, num_replicas)

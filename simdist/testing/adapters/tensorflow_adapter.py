@@ -1,0 +1,126 @@
+"""The TensorFlow adapter: the catalogue run against the real ``tf.distribute`` on CPUs.
+
+TensorFlow is imported when the adapter is created, never before. The host CPU is split
+into ``max_replicas`` logical CPU devices (``tf.config.set_logical_device_configuration``),
+which TensorFlow allows only before its runtime starts; a process that already started it
+with fewer logical CPUs gets a RuntimeError saying so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simdist.testing.adapters.base import Unsupported
+from simdist.testing.adapters.module_adapter import ModuleAdapter
+
+ZERO_SIZE_CRASH = (
+    "TensorFlow's eager collective all-reduce / all-gather between logical CPUs kills the "
+    "process (segfault) when the collected result is zero-size (TF 2.21, CPU)"
+)
+MISMATCH_ABORT = (
+    "TensorFlow's collective all-gather of shapes that differ outside the gathered axis "
+    "aborts the process's collective executor: every later collective fails (TF 2.21, CPU)"
+)
+
+
+def _refuse_crashing(per_replica, axis: int | None = None) -> None:
+    """Raises Unsupported for inputs that crash TF's collectives or poison the process."""
+    arrays = [np.asarray(v) for v in per_replica]
+    if len(arrays) < 2:
+        return
+    if axis is None and any(a.size == 0 for a in arrays):
+        raise Unsupported(ZERO_SIZE_CRASH)
+    if axis is not None and all(a.size == 0 for a in arrays):
+        raise Unsupported(ZERO_SIZE_CRASH)
+    if axis is not None and len({a.ndim for a in arrays}) == 1 and arrays[0].ndim > 0:
+        ax = axis % arrays[0].ndim if -arrays[0].ndim <= axis < arrays[0].ndim else None
+        rest = {a.shape[:ax] + a.shape[ax + 1 :] for a in arrays} if ax is not None else set()
+        if len(rest) > 1:
+            raise Unsupported(MISMATCH_ABORT)
+
+
+def configure_logical_cpus(tf, count: int) -> list[str]:
+    """Splits the first physical CPU into ``count`` logical CPUs (or checks it was done).
+
+    Args:
+      tf: the ``tensorflow`` module.
+      count: logical CPUs wanted.
+
+    Returns:
+      Their names, ``/device:CPU:0`` first.
+
+    Raises:
+      RuntimeError: TensorFlow's runtime already started with fewer logical CPUs.
+    """
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    if tf.config.get_logical_device_configuration(cpu) is None:
+        try:
+            tf.config.set_logical_device_configuration(
+                cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(count)]
+            )
+        except RuntimeError:
+            pass  # already initialised: checked below
+    names = [d.name for d in tf.config.list_logical_devices("CPU")]
+    if len(names) < count:
+        raise RuntimeError(
+            f"TensorFlow already runs with {len(names)} logical CPU(s), {count} needed; "
+            "create the TensorFlow adapter before any other TensorFlow work in the process"
+        )
+    return names
+
+
+class TensorFlowAdapter(ModuleAdapter):
+    """TensorFlow's MirroredStrategy over ``max_replicas`` logical CPU devices."""
+
+    name = "tensorflow"
+
+    def __init__(self, max_replicas: int = 4) -> None:
+        try:
+            import tensorflow as tf
+        except ImportError as error:
+            raise ImportError(
+                "the tensorflow adapter needs TensorFlow: pip install 'simdist[tensorflow]'"
+            ) from error
+        super().__init__(tf, configure_logical_cpus(tf, max_replicas), max_replicas)
+
+    def all_reduce(self, op, per_replica):
+        _refuse_crashing(per_replica)
+        return super().all_reduce(op, per_replica)
+
+    def all_gather(self, per_replica, axis):
+        _refuse_crashing(per_replica, axis)
+        return super().all_gather(per_replica, axis)
+
+    def gather(self, per_replica, axis):
+        _refuse_crashing(per_replica, axis)
+        return super().gather(per_replica, axis)
+
+    def strategy_names(self) -> list[str]:
+        return ["mirrored", "one_device", "central_storage", "default"]
+
+    def make_strategy(self, name: str, num_replicas: int):
+        if name == "central_storage":
+            return self.tf.distribute.experimental.CentralStorageStrategy(
+                self.devices[:num_replicas]
+            )
+        if name == "default":
+            return self.tf.distribute.get_strategy()
+        if name == "mirrored":
+            return self._mirrored_class(num_replicas)(self.devices[:num_replicas])
+        return super().make_strategy(name, num_replicas)
+
+    def _mirrored_class(self, num_replicas: int):
+        """MirroredStrategy with collective keys of its own for each replica count.
+
+        TensorFlow numbers the collective groups of every MirroredStrategy in a process
+        from the same base, so a 2-replica and a 4-replica strategy both use group 1 and
+        their all-gathers abort ("joining a group with size 4, but that group has size
+        2"). A subclass per replica count with its own ``_collective_key_base`` (the
+        attribute TF's multi-worker code uses for the same purpose) keeps them apart.
+        """
+        base = self.tf.distribute.MirroredStrategy
+        return type(
+            f"MirroredStrategy{num_replicas}",
+            (base,),
+            {"_collective_key_base": 100_000 * num_replicas},
+        )

@@ -1,0 +1,62 @@
+"""The ``simdist conformance`` command: its options, and a handler that needs no import-time
+hypothesis (the catalogue is imported when the command runs)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Adds the conformance options to ``parser`` and returns it."""
+    parser.add_argument(
+        "--impl",
+        default="simdist",
+        help="simdist, reference, tensorflow, broken.<name>, an entry point of group "
+        "simdist.adapters, or package.module:Factory",
+    )
+    parser.add_argument(
+        "--replicas", type=int, default=4, help="the most replicas a property uses (1..N)"
+    )
+    parser.add_argument(
+        "--properties",
+        default=None,
+        help="comma-separated property id globs, e.g. 'reduce.*,input.*' (default: all)",
+    )
+    parser.add_argument("--junit", default=None, help="write a JUnit XML report here")
+    parser.add_argument(
+        "--max-examples", type=int, default=25, help="hypothesis examples per property"
+    )
+    parser.add_argument(
+        "--random",
+        action="store_true",
+        help="draw fresh random examples (default: derandomized, the same on every run)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the selected properties")
+    return parser
+
+
+def _handler(args: argparse.Namespace) -> int:
+    try:
+        from simdist.testing.runner import run_from_args
+    except ImportError as error:
+        print(
+            f"simdist conformance needs hypothesis ({error}); pip install 'simdist[test]'",
+            file=sys.stderr,
+        )
+        return 2
+    return run_from_args(args)
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    """Registers ``conformance`` on the ``simdist`` command's subparsers."""
+    parser = sub.add_parser(
+        "conformance",
+        help="run the tf.distribute conformance catalogue against an implementation",
+        description="Run the conformance catalogue (reduce, gather, input splitting, loss "
+        "scaling, variables, checkpoints, error cases) against an implementation; "
+        "exit 1 when a property fails.",
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=_handler)
+    return parser

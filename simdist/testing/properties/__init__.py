@@ -1,0 +1,20 @@
+"""The conformance catalogue: every semantic rule simdist implements, as a named property.
+
+Ids are stable (``reduce.mean.partial_batch``) and grouped by area, one module each:
+``collectives`` (reduce, all_reduce, gather, all_gather), ``input`` (dataset splitting),
+``training`` (loss scaling, the N-versus-1 step), ``variables`` (mirrored, sync-on-read,
+checkpoints) and ``errors`` (inputs that must be rejected). Multi-worker, TPU and
+parameter-server areas add modules here and register with the same ``prop`` decorator.
+"""
+
+from simdist.testing.properties import collectives as collectives
+from simdist.testing.properties import errors as errors
+from simdist.testing.properties import input as input  # noqa: A004 - the area's name
+from simdist.testing.properties import training as training
+from simdist.testing.properties import variables as variables
+from simdist.testing.properties._base import CATALOGUE as CATALOGUE
+from simdist.testing.properties._base import Property as Property
+from simdist.testing.properties._base import Violation as Violation
+from simdist.testing.properties._base import describe as describe
+from simdist.testing.properties._base import prop as prop
+from simdist.testing.properties._base import select as select

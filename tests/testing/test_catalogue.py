@@ -1,0 +1,117 @@
+"""The catalogue holds on simdist and the reference, and catches every planted bug."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from simdist.testing import known_differences
+from simdist.testing.adapters import OPERATIONS, load_adapter
+from simdist.testing.adapters.broken import BROKEN, CATCHES
+from simdist.testing.properties import CATALOGUE, describe, select
+from simdist.testing.runner import FAIL, PASS, run_property
+
+IDS = sorted(CATALOGUE)
+MAX_EXAMPLES = 8
+
+def _cases():
+    for impl in ("simdist", "reference"):
+        for prop_id in IDS:
+            yield pytest.param(impl, prop_id, id=f"{prop_id}-{impl}")
+
+
+@pytest.fixture(scope="module")
+def adapters():
+    return {name: load_adapter(name, 4) for name in ("simdist", "reference")}
+
+
+def test_the_catalogue_covers_every_area_of_the_single_host_semantics():
+    areas = {CATALOGUE[i].area for i in IDS}
+    assert {
+        "reduce",
+        "all_reduce",
+        "gather",
+        "all_gather",
+        "input",
+        "loss",
+        "training",
+        "variables",
+        "checkpoint",
+        "errors",
+    } <= areas
+    assert len(IDS) >= 40
+
+
+@pytest.mark.parametrize("prop_id", IDS)
+def test_a_property_is_well_formed(prop_id):
+    prop = CATALOGUE[prop_id]
+    assert re.fullmatch(r"[a-z_0-9]+(\.[a-z_0-9]+){1,3}", prop.id)
+    assert "\n" not in prop.statement and prop.statement.endswith(".")
+    assert prop.rule and set(prop.requires) <= set(OPERATIONS)
+
+
+@pytest.mark.parametrize("impl, prop_id", list(_cases()))
+def test_every_property_passes(adapters, impl, prop_id):
+    outcome = run_property(CATALOGUE[prop_id], adapters[impl], max_examples=MAX_EXAMPLES)
+    assert outcome.status == PASS, (
+        f"{outcome.message}\ncounterexample: {outcome.counterexample_text}"
+    )
+
+
+def _replicas(example) -> int:
+    """How many replicas a counterexample uses (its longest per-replica list)."""
+    if hasattr(example, "num_replicas"):
+        return example.num_replicas
+    if isinstance(example, dict):
+        lists = [v for v in example.values() if isinstance(v, list)]
+        return max((len(v) for v in lists), default=1)
+    return len(example) if isinstance(example, list) else 1
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_every_broken_adapter_fails_the_property_meant_to_catch_it(broken):
+    adapter = load_adapter(f"broken.{broken}", 4)
+    outcome = run_property(CATALOGUE[CATCHES[broken]], adapter, max_examples=60)
+    assert outcome.status == FAIL
+    text = outcome.counterexample_text
+    assert outcome.counterexample is not None and len(text) < 300, text
+    assert _replicas(outcome.counterexample) <= 3, text  # shrunk, not just any failure
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_a_broken_adapter_still_passes_what_it_does_not_break(broken):
+    adapter = load_adapter(f"broken.{broken}", 4)
+    for prop in select("reduce.sum.*,gather.concat_in_replica_order"):
+        assert run_property(prop, adapter, max_examples=5).status == PASS
+
+
+def test_the_shrunk_counterexamples_show_the_bug():
+    drops = run_property(
+        CATALOGUE["all_reduce.sum"],
+        load_adapter("broken.all_reduce_drops_replica"),
+        max_examples=30,
+    )
+    assert "all_reduce(SUM)" in drops.message and drops.counterexample["op"] == "SUM"
+    mean = run_property(
+        CATALOGUE["training.n_vs_1.equivalence"],
+        load_adapter("broken.mean_after_scaling"),
+        max_examples=30,
+    )
+    assert len(mean.counterexample["sizes"]) == 2  # a factor of N shows first at N = 2
+    assert "|got|/|expected| = 0.5" in mean.message
+
+
+def test_known_differences_name_existing_properties():
+    for record in known_differences.KNOWN_DIFFERENCES:
+        assert select(record.property), record
+        assert record.reason
+
+
+def test_describe_renders_arrays_briefly():
+    import numpy as np
+
+    assert describe([np.float32([1, 2]), np.int32(3)]) == "[float32[1.0, 2.0], int32(3)]"
+    assert (
+        describe({"op": "SUM", "values": (np.zeros((0,)),)}) == "{op: 'SUM', values: (float64[],)}"
+    )
