@@ -59,12 +59,16 @@ class Recorder(tf.keras.callbacks.Callback):
 def test_hook_order_and_history():
     model = _model()
     rec = Recorder()
-    history = model.fit(X, Y, batch_size=20, epochs=2, verbose=0, callbacks=[rec],
-                        validation_data=(X, Y))
+    history = model.fit(
+        X, Y, batch_size=20, epochs=2, verbose=0, callbacks=[rec], validation_data=(X, Y)
+    )
     assert rec.calls[0] == "train_begin" and rec.calls[-1] == "train_end"
     assert rec.calls[1:6] == [
-        ("epoch_begin", 0), ("batch_end", 0, ["loss"]), ("batch_end", 1, ["loss"]),
-        "test_begin", ("epoch_end", 0, ["loss", "val_loss"]),
+        ("epoch_begin", 0),
+        ("batch_end", 0, ["loss"]),
+        ("batch_end", 1, ["loss"]),
+        "test_begin",
+        ("epoch_end", 0, ["loss", "val_loss"]),
     ]
     assert history is model.history
     assert history.epoch == [0, 1]
@@ -100,10 +104,17 @@ def test_learning_rate_scheduler_sets_and_logs(capsys):
 def test_csv_logger(tmp_path):
     path = tmp_path / "log.csv"
     model = _model()
-    model.fit(X, Y, batch_size=20, epochs=2, verbose=0,
-              callbacks=[tf.keras.callbacks.CSVLogger(path)])
-    model.fit(X, Y, batch_size=20, epochs=1, verbose=0,
-              callbacks=[tf.keras.callbacks.CSVLogger(path, append=True)])
+    model.fit(
+        X, Y, batch_size=20, epochs=2, verbose=0, callbacks=[tf.keras.callbacks.CSVLogger(path)]
+    )
+    model.fit(
+        X,
+        Y,
+        batch_size=20,
+        epochs=1,
+        verbose=0,
+        callbacks=[tf.keras.callbacks.CSVLogger(path, append=True)],
+    )
     rows = list(csv.reader(open(path)))
     assert rows[0] == ["epoch", "loss"]
     assert [r[0] for r in rows[1:]] == ["0", "1", "0"]
@@ -114,15 +125,22 @@ def test_csv_logger(tmp_path):
 def test_model_checkpoint_every_epoch_and_best_only(tmp_path):
     model = _model()
     pattern = str(tmp_path / "w.{epoch:02d}")
-    model.fit(X, Y, batch_size=20, epochs=2, verbose=0,
-              callbacks=[tf.keras.callbacks.ModelCheckpoint(pattern, save_weights_only=True)])
+    model.fit(
+        X,
+        Y,
+        batch_size=20,
+        epochs=2,
+        verbose=0,
+        callbacks=[tf.keras.callbacks.ModelCheckpoint(pattern, save_weights_only=True)],
+    )
     assert (tmp_path / "w.01.index").exists() and (tmp_path / "w.02.index").exists()
     fresh = _model()
     tf.train.Checkpoint(model=fresh).restore(str(tmp_path / "w.02")).expect_partial()
     for a, b in zip(fresh.get_weights(), model.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
-    best = tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "best"), monitor="loss",
-                                              save_best_only=True)
+    best = tf.keras.callbacks.ModelCheckpoint(
+        str(tmp_path / "best"), monitor="loss", save_best_only=True
+    )
     model.fit(X, Y, batch_size=20, epochs=3, verbose=0, callbacks=[best])
     assert (tmp_path / "best.index").exists()
     assert best.best == pytest.approx(min(model.history.history["loss"]))
@@ -146,12 +164,26 @@ def test_backup_and_restore_bit_identical(tmp_path, save_freq):
     backup = str(tmp_path / "backup")
     model = _model(metrics=["mse"])
     with pytest.raises(RuntimeError, match="simulated fault"):
-        model.fit(X, Y, batch_size=8, epochs=4, verbose=0, callbacks=[
-            tf.keras.callbacks.BackupAndRestore(backup, save_freq=save_freq), Interrupt()])
+        model.fit(
+            X,
+            Y,
+            batch_size=8,
+            epochs=4,
+            verbose=0,
+            callbacks=[
+                tf.keras.callbacks.BackupAndRestore(backup, save_freq=save_freq),
+                Interrupt(),
+            ],
+        )
     resumed = _model(metrics=["mse"])  # a fresh model and optimizer, as after a restart
-    history = resumed.fit(X, Y, batch_size=8, epochs=4, verbose=0,
-                          callbacks=[tf.keras.callbacks.BackupAndRestore(backup,
-                                                                         save_freq=save_freq)])
+    history = resumed.fit(
+        X,
+        Y,
+        batch_size=8,
+        epochs=4,
+        verbose=0,
+        callbacks=[tf.keras.callbacks.BackupAndRestore(backup, save_freq=save_freq)],
+    )
     for a, b in zip(resumed.get_weights(), reference.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
     for key in ("loss", "mse"):
@@ -167,3 +199,37 @@ def test_bad_callback_arguments():
         tf.keras.callbacks.EarlyStopping(mode="up")
     with pytest.raises(TypeError, match="Callback"):
         _model().fit(X, Y, verbose=0, callbacks=[object()])
+
+
+def test_batch_callbacks_fire_once_per_steps_per_execution():
+    import numpy as np
+
+    import simdist as tf
+
+    calls = []
+
+    class Record(tf.keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            calls.append(("begin", batch))
+
+        def on_train_batch_end(self, batch, logs=None):
+            calls.append(("end", batch, sorted(logs)))
+
+        def on_test_batch_end(self, batch, logs=None):
+            calls.append(("test_end", batch))
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    model.compile(optimizer="sgd", loss="mse", steps_per_execution=3)
+    x, y = np.zeros((8, 2), np.float32), np.zeros((8, 1), np.float32)
+    model.fit(x, y, batch_size=1, epochs=1, verbose=0, callbacks=[Record()])
+    assert calls == [
+        ("begin", 0),
+        ("end", 2, ["loss"]),
+        ("begin", 3),
+        ("end", 5, ["loss"]),
+        ("begin", 6),
+        ("end", 7, ["loss"]),
+    ]  # as Keras: begin at the first step of each execution, end at its last
+    calls.clear()
+    model.evaluate(x, y, batch_size=2, verbose=0, callbacks=[Record()])
+    assert calls == [("test_end", 2), ("test_end", 3)]

@@ -117,6 +117,39 @@ def _run_step(model, batch, training: bool):
     return float(np.asarray(loss._value)), global_batch
 
 
+class _Executions:
+    """Batch callbacks per execution of ``steps_per_execution`` steps, as Keras calls them:
+    ``begin(first step)`` before the execution, ``end(last step, logs)`` after it (the last
+    execution of an epoch may be shorter)."""
+
+    def __init__(self, on_begin, on_end, steps_per_execution: int) -> None:
+        self._on_begin, self._on_end = on_begin, on_end
+        self._spe = steps_per_execution
+        self._count = 0  # steps in the open execution
+        self._last_step = None
+
+    def begin(self, step: int) -> None:
+        if self._count == 0:
+            self._on_begin(step)
+
+    def end(self, step: int, logs, last: bool) -> bool:
+        """Count ``step``; close the execution when full or ``last``. Returns whether it
+        closed (the caller checks ``stop_training`` then, as Keras does)."""
+        self._count += 1
+        self._last_step = step
+        if self._count < self._spe and not last:
+            return False
+        self._count = 0
+        self._on_end(step, logs())
+        return True
+
+    def finish(self, logs) -> None:
+        """Close a partial execution left open when the data ran out."""
+        if self._count:
+            self._count = 0
+            self._on_end(self._last_step, logs())
+
+
 @contextlib.contextmanager
 def _step_function(model):
     """Keras runs each step inside its train/test/predict ``tf.function`` (TPUStrategy
@@ -234,6 +267,7 @@ def fit(
         if resume is not None:
             start, skip = resume["epoch"], resume["step"]
         logs: dict = {}
+        spe = model._steps_per_execution
         for epoch in range(start, epochs):
             reset_metrics(model)
             if resume is not None and epoch == start:
@@ -241,16 +275,18 @@ def fit(
                 compile_utils.restore_metric_states(model, resume.get("metric_states"))
             cbs.on_epoch_begin(epoch)
             steps_done = epoch * (data.inferred_steps or 0) + skip
+            executions = _Executions(cbs.on_train_batch_begin, cbs.on_train_batch_end, spe)
             for step, batch in data.epoch_batches(epoch, skip=skip, skip_persistent=steps_done):
-                cbs.on_train_batch_begin(step)
+                executions.begin(step)
                 loss, size = _run_step(model, batch, training=True)
                 model._loss_tracker[0] += loss * size
                 model._loss_tracker[1] += size
-                logs = _logs(model, model._loss_tracker)
                 object.__setattr__(model, "_fit_position", (epoch, step + 1))
-                cbs.on_train_batch_end(step, logs)
-                if model.stop_training:
-                    break
+                last = data.inferred_steps is not None and step + 1 >= data.inferred_steps
+                if executions.end(step, lambda: _logs(model, model._loss_tracker), last):
+                    if model.stop_training:
+                        break
+            executions.finish(lambda: _logs(model, model._loss_tracker))
             skip = 0
             epoch_logs = _logs(model, model._loss_tracker)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
@@ -291,13 +327,17 @@ def _evaluate_loop(model, x, y, sample_weight, batch_size, steps, cbs) -> dict:
     data = DataHandler(x, y, sample_weight, batch_size, steps, False, strategy)
     reset_metrics(model)
     cbs.on_test_begin()
+    executions = _Executions(
+        cbs.on_test_batch_begin, cbs.on_test_batch_end, model._steps_per_execution
+    )
     for step, batch in data.epoch_batches(0):
-        cbs.on_test_batch_begin(step)
+        executions.begin(step)
         loss, size = _run_step(model, batch, training=False)
         model._loss_tracker[0] += loss * size
         model._loss_tracker[1] += size
-        logs = _logs(model, model._loss_tracker)
-        cbs.on_test_batch_end(step, logs)
+        last = data.inferred_steps is not None and step + 1 >= data.inferred_steps
+        executions.end(step, lambda: _logs(model, model._loss_tracker), last)
+    executions.finish(lambda: _logs(model, model._loss_tracker))
     logs = _logs(model, model._loss_tracker)
     cbs.on_test_end(logs)
     return logs
