@@ -15,6 +15,7 @@ from typing import Any
 _LAZY = {
     "strategies": ("simdist.testing.strategies", None),
     "Adapter": ("simdist.testing.adapters.base", "Adapter"),
+    "ClusterAdapter": ("simdist.testing.adapters.cluster_adapter", "ClusterAdapter"),
     "Unsupported": ("simdist.testing.adapters.base", "Unsupported"),
     "available": ("simdist.testing.adapters", "available"),
     "load_adapter": ("simdist.testing.adapters", "load_adapter"),

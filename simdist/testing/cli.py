@@ -19,6 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--replicas", type=int, default=4, help="the most replicas a property uses (1..N)"
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="the most workers a multi-worker property uses (default: the adapter's; "
+        "tensorflow starts exactly this many local processes, default 2)",
+    )
+    parser.add_argument(
         "--properties",
         default=None,
         help="comma-separated property id globs, e.g. 'reduce.*,input.*' (default: all)",

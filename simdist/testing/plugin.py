@@ -50,6 +50,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="replicas of the strategy fixture / most replicas of a property",
     )
     group.addoption(
+        "--simdist-workers",
+        type=int,
+        default=None,
+        help="the most workers of a multi-worker property (default: the adapter's)",
+    )
+    group.addoption(
         "--simdist-properties",
         default=None,
         help="comma-separated property id globs for conformance_property",
@@ -64,9 +70,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _adapter(config: pytest.Config):
     if _ADAPTER_KEY not in config.stash:
-        config.stash[_ADAPTER_KEY] = load_adapter(
+        adapter = load_adapter(
             config.getoption("simdist_impl"), config.getoption("simdist_replicas")
         )
+        if config.getoption("simdist_workers") is not None:
+            adapter.set_workers(config.getoption("simdist_workers"))
+        config.stash[_ADAPTER_KEY] = adapter
     return config.stash[_ADAPTER_KEY]
 
 

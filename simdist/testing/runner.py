@@ -87,7 +87,7 @@ def run_property(
     unsupported: dict[str, int] = {}
 
     @_settings(max_examples, derandomize)
-    @given(prop.examples(adapter.max_replicas))
+    @given(prop.examples_for(adapter))
     def check(example):
         try:
             prop.check(adapter, example)
@@ -225,9 +225,11 @@ def exit_code(outcomes: Sequence[Outcome]) -> int:
 def run_from_args(args: argparse.Namespace, out=None) -> int:
     """Runs the conformance suite for parsed arguments; returns the exit code."""
     out = sys.stdout if out is None else out
-    if args.replicas < 1 or args.max_examples < 1:
+    workers = getattr(args, "workers", None)
+    if args.replicas < 1 or args.max_examples < 1 or (workers is not None and workers < 1):
         print(
-            "simdist conformance: --replicas and --max-examples must be positive", file=sys.stderr
+            "simdist conformance: --replicas, --workers and --max-examples must be positive",
+            file=sys.stderr,
         )
         return 2
     selected = select(args.properties)
@@ -244,10 +246,15 @@ def run_from_args(args: argparse.Namespace, out=None) -> int:
         print(f"simdist conformance: {error}", file=sys.stderr)
         return 2
     try:
+        if workers is not None:
+            adapter.set_workers(workers)
         outcomes = run(adapter, args.properties, args.max_examples, not args.random)
     finally:
         adapter.close()
-    print(format_table(outcomes, f"{adapter.name}, up to {args.replicas} replicas"), file=out)
+    shape = f"{adapter.name}, up to {args.replicas} replicas"
+    if workers is not None:
+        shape += f", {adapter.min_workers}..{adapter.max_workers} workers"
+    print(format_table(outcomes, shape), file=out)
     if args.junit:
         with open(args.junit, "w", encoding="utf-8") as f:
             f.write(junit_xml(outcomes, adapter.name))

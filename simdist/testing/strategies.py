@@ -29,8 +29,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 __all__ = [
+    "ClusterLimits",
     "ClusterShape",
     "DatasetSpec",
+    "ShardSpec",
     "ElementSpec",
     "FLOAT_DTYPES",
     "VALUE_DTYPES",
@@ -38,7 +40,9 @@ __all__ = [
     "cluster_shapes",
     "dataset_specs",
     "element_structures",
+    "clusters_within",
     "fault_plans",
+    "shard_specs",
     "to_fault_plan",
     "per_replica_values",
     "reduce_ops",
@@ -239,9 +243,89 @@ class ClusterShape:
         return self.workers * self.devices_per_worker
 
 
-def cluster_shapes(max_workers: int = 4, max_devices: int = 4) -> st.SearchStrategy:
-    """:class:`ClusterShape` values; shrinks toward 1 x 1."""
-    return st.builds(ClusterShape, st.integers(1, max_workers), st.integers(1, max_devices))
+def cluster_shapes(
+    max_workers: int = 4, max_devices: int = 4, min_workers: int = 1
+) -> st.SearchStrategy:
+    """:class:`ClusterShape` values; shrinks toward ``min_workers`` x 1."""
+    return st.builds(
+        ClusterShape, st.integers(min_workers, max_workers), st.integers(1, max_devices)
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterLimits:
+    """The cluster shapes an implementation accepts (an adapter's ``min_workers``,
+    ``max_workers`` and ``max_devices_per_worker``); multi-worker properties draw within."""
+
+    min_workers: int
+    max_workers: int
+    max_devices_per_worker: int
+
+
+def clusters_within(limits: ClusterLimits, min_workers: int = 1) -> st.SearchStrategy:
+    """:class:`ClusterShape` values within ``limits`` with at least ``min_workers`` workers
+    (or the limits' own minimum, whichever is larger; capped at the maximum)."""
+    low = min(max(limits.min_workers, min_workers), limits.max_workers)
+    return cluster_shapes(limits.max_workers, limits.max_devices_per_worker, low)
+
+
+@dataclasses.dataclass(frozen=True)
+class ShardSpec:
+    """A batched dataset for a multi-worker cluster, from memory or from text files.
+
+    Exactly one of ``elements`` and ``file_lines`` is set. Values are consecutive ints
+    (0, 1, 2...; in files numbered file after file), so a counterexample shows which
+    element went where.
+
+    Attributes:
+      elements: int64 elements (``from_tensor_slices``), or None.
+      file_lines: one int64 array per text file (one line per value), or None.
+      global_batch_size: the ``.batch`` size.
+      drop_remainder: the ``.batch`` flag.
+    """
+
+    elements: Any
+    file_lines: Any
+    global_batch_size: int
+    drop_remainder: bool
+
+    @property
+    def length(self) -> int:
+        """The number of elements in all."""
+        if self.elements is not None:
+            return len(self.elements)
+        return sum(len(f) for f in self.file_lines)
+
+
+@st.composite
+def shard_specs(
+    draw,
+    files: bool | None = None,
+    min_files: int = 1,
+    max_files: int = 5,
+    max_length: int = 16,
+    max_batch: int = 8,
+) -> ShardSpec:
+    """A :class:`ShardSpec`: from files (``files=True``), memory (False) or either (None).
+
+    Args:
+      files: the source kind; drawn when None.
+      min_files, max_files: how many files (each 0..4 lines).
+      max_length: the most in-memory elements.
+      max_batch: the largest global batch size.
+    """
+    from_files = draw(st.booleans()) if files is None else files
+    batch_size = draw(st.integers(1, max_batch))
+    drop = draw(st.booleans())
+    if not from_files:
+        n = draw(st.integers(0, max_length))
+        return ShardSpec(np.arange(n, dtype=np.int64), None, batch_size, drop)
+    sizes = draw(
+        st.lists(st.integers(0, 4), min_size=min_files, max_size=max(min_files, max_files))
+    )
+    bounds = np.cumsum([0, *sizes])
+    lines = tuple(np.arange(bounds[i], bounds[i + 1], dtype=np.int64) for i in range(len(sizes)))
+    return ShardSpec(None, lines, batch_size, drop)
 
 
 def topology_names(include_tpu: bool = True) -> st.SearchStrategy[str]:

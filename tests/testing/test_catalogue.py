@@ -15,6 +15,7 @@ from simdist.testing.runner import FAIL, PASS, run_property
 IDS = sorted(CATALOGUE)
 MAX_EXAMPLES = 8
 
+
 def _cases():
     for impl in ("simdist", "reference"):
         for prop_id in IDS:

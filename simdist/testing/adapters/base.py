@@ -19,6 +19,13 @@ Conventions shared by every operation:
   (the example is discarded and reported), never a made-up result;
 * an input the implementation rejects raises the implementation's own exception; error
   properties check its class against the one the rule names (see ``errors.*``).
+
+Multi-worker operations (``multi_worker_*``, ``auto_shard``) run on a cluster of ``workers``
+workers with ``L`` replicas each (``L = len(per_replica) // workers`` where a per-replica
+value is given). Replicas are numbered worker-major: worker ``w`` runs the global replicas
+``w*L .. w*L + L - 1``, so a per-replica value lists all ``W*L`` replicas in that order.
+Results come back per worker, in worker order. The cluster shapes a property may ask for
+are bounded by ``min_workers``, ``max_workers`` and ``max_devices_per_worker``.
 """
 
 from __future__ import annotations
@@ -55,7 +62,21 @@ OPERATIONS: dict[str, str] = {
     "sync_on_read_assign": "an ON_READ variable assigned in cross-replica context",
     "train_step": "one SGD step of softmax regression under a strategy",
     "checkpoint_round_trip": "tf.train.Checkpoint save of a distributed variable, then restore",
+    # multi-worker (MultiWorkerMirroredStrategy on a W x L cluster; global replica order)
+    "multi_worker_reduce": "Strategy.reduce(op, value, axis) on every worker of a cluster",
+    "multi_worker_all_reduce": "ReplicaContext.all_reduce(op, value) on every replica of a cluster",
+    "multi_worker_gather": "Strategy.gather(value, axis) on every worker of a cluster",
+    "multi_worker_local_results": "experimental_local_results of a value on each worker",
+    "multi_worker_replica_ids": "num_replicas_in_sync and replica_id_in_sync_group per worker",
+    "auto_shard": "experimental_distribute_dataset on a cluster under an AutoShardPolicy",
+    "multi_worker_train_step": "one SGD step of softmax regression on a cluster",
+    "multi_worker_variable_init": "a variable created in scope with a different value per worker",
 }
+
+#: The operations that run on a multi-worker cluster (sized by the cluster attributes).
+MULTI_WORKER_OPERATIONS = tuple(op for op in OPERATIONS if op.startswith("multi_worker_")) + (
+    "auto_shard",
+)
 
 
 class Adapter:
@@ -71,6 +92,10 @@ class Adapter:
     """
 
     name = "unnamed"
+    #: Cluster shapes the multi-worker operations accept (workers, replicas per worker).
+    min_workers = 1
+    max_workers = 3
+    max_devices_per_worker = 2
 
     def __init__(self, max_replicas: int = 4) -> None:
         if isinstance(max_replicas, bool) or not isinstance(max_replicas, int):
@@ -84,6 +109,20 @@ class Adapter:
         if op not in OPERATIONS:
             raise ValueError(f"unknown operation {op!r}; known: {', '.join(OPERATIONS)}")
         return getattr(type(self), op) is not getattr(Adapter, op)
+
+    def set_workers(self, workers: int) -> None:
+        """Makes multi-worker properties use clusters of up to ``workers`` workers.
+
+        The runner calls it for ``--workers N``. An adapter whose clusters are costly to
+        start (one process per worker) may fix the count at ``workers`` instead.
+
+        Raises:
+          ValueError: ``workers`` is not a positive int.
+        """
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+        self.max_workers = workers
+        self.min_workers = min(self.min_workers, workers)
 
     def strategy_names(self) -> list[str]:
         """Names of the implementation's strategies, for the pytest ``strategy`` fixture."""
@@ -233,5 +272,94 @@ class Adapter:
 
         Returns:
           The restored variable's components, replica order.
+        """
+        raise NotImplementedError
+
+    # --- multi-worker (optional; see the module docstring for the cluster conventions) ------
+    def multi_worker_reduce(
+        self, op: str, per_replica: Sequence[np.ndarray], workers: int, axis: Any
+    ) -> list[np.ndarray]:
+        """Each worker's ``Strategy.reduce(op, value, axis)`` of a value on all W*L replicas.
+
+        The value is made with ``experimental_distribute_values_from_function``: replica
+        ``replica_id_in_sync_group = g`` holds ``per_replica[g]``.
+
+        Returns:
+          One result per worker, worker order.
+        """
+        raise NotImplementedError
+
+    def multi_worker_all_reduce(
+        self, op: str, per_replica: Sequence[np.ndarray], workers: int
+    ) -> list[list[np.ndarray]]:
+        """``ReplicaContext.all_reduce(op, value)`` in ``Strategy.run`` on every replica.
+
+        Returns:
+          Per worker, its local replicas' results (``experimental_local_results``).
+        """
+        raise NotImplementedError
+
+    def multi_worker_gather(
+        self, per_replica: Sequence[np.ndarray], workers: int, axis: int
+    ) -> list[np.ndarray]:
+        """Each worker's ``Strategy.gather(value, axis)`` (value made as in the reduce)."""
+        raise NotImplementedError
+
+    def multi_worker_local_results(
+        self, per_replica: Sequence[np.ndarray], workers: int
+    ) -> list[list[np.ndarray]]:
+        """Each worker's ``experimental_local_results`` of the value made as in the reduce."""
+        raise NotImplementedError
+
+    def multi_worker_replica_ids(
+        self, workers: int, devices_per_worker: int
+    ) -> list[tuple[int, list[int]]]:
+        """Per worker: ``(num_replicas_in_sync, [replica_id_in_sync_group of each local
+        replica inside Strategy.run, in experimental_local_results order])``."""
+        raise NotImplementedError
+
+    def auto_shard(
+        self, policy: str, spec: Any, workers: int, devices_per_worker: int
+    ) -> list[list[list[np.ndarray]]]:
+        """Every step of ``experimental_distribute_dataset`` on a W x L cluster.
+
+        Args:
+          policy: ``"AUTO"``, ``"FILE"``, ``"DATA"`` or ``"OFF"`` (``tf.data.Options``).
+          spec: a ``simdist.testing.strategies.ShardSpec``: in-memory int64 ``elements``
+            (``from_tensor_slices``) or ``file_lines``, one int64 array per text file whose
+            lines the adapter writes and reads back with ``TextLineDataset`` (as ints);
+            then ``.batch(global_batch_size, drop_remainder)``.
+          workers, devices_per_worker: the cluster.
+
+        Returns:
+          steps[step][worker][local replica]: int64 arrays of elements (empty where a
+          replica got no data at a step that some other replica had data for).
+        """
+        raise NotImplementedError
+
+    def multi_worker_train_step(
+        self,
+        params: Sequence[np.ndarray],
+        per_replica_x: Sequence[np.ndarray],
+        per_replica_y: Sequence[np.ndarray],
+        lr: float,
+        global_batch_size: int,
+        workers: int,
+    ) -> tuple[list[np.ndarray], list[list[list[np.ndarray]]]]:
+        """``train_step``'s softmax regression step on a cluster; replica g gets batch g.
+
+        Returns:
+          (each worker's loss SUM-reduced across all replicas, per worker the parameters
+          ``[w, b]`` of each local replica after the step).
+        """
+        raise NotImplementedError
+
+    def multi_worker_variable_init(
+        self, initials: Sequence[np.ndarray], devices_per_worker: int
+    ) -> list[list[np.ndarray]]:
+        """Worker w creates ``tf.Variable(initials[w])`` in the strategy's scope.
+
+        Returns:
+          Per worker, the variable's local components right after creation.
         """
         raise NotImplementedError

@@ -11,8 +11,13 @@ from collections.abc import Sequence
 
 import numpy as np
 import simdist_reference as ref
+from simdist_reference import sharding
 
-from simdist.testing.adapters.reference_adapter import ReferenceAdapter, softmax_model
+from simdist.testing.adapters.reference_adapter import (
+    ReferenceAdapter,
+    by_worker,
+    softmax_model,
+)
 
 
 class LossPerReplicaBatch(ReferenceAdapter):
@@ -95,12 +100,42 @@ class AllReduceDropsReplica(ReferenceAdapter):
         return [result.copy() for _ in per_replica]
 
 
+class MultiWorkerReducesLocally(ReferenceAdapter):
+    """Each worker reduces only its own local replicas (the cross-worker step is missing)."""
+
+    name = "broken.multi_worker_local_reduce"
+
+    def multi_worker_reduce(self, op, per_replica, workers, axis):
+        return [ref.reduce(op, local, axis=axis) for local in by_worker(per_replica, workers)]
+
+
+class ShardsByLocalReplicas(ReferenceAdapter):
+    """Each worker splits the dataset over its own L replicas as if it were alone: the
+    worker count is left out of the sharding (every worker reads everything)."""
+
+    name = "broken.auto_shard_local_replicas"
+
+    def auto_shard(self, policy, spec, workers, devices_per_worker):
+        alone = sharding.distribute_across_workers(
+            spec.global_batch_size,
+            1,
+            devices_per_worker,
+            elements=spec.elements,
+            file_lines=spec.file_lines,
+            policy=policy,
+            drop_remainder=spec.drop_remainder,
+        )
+        return [[step[0] for _ in range(workers)] for step in alone]
+
+
 BROKEN: dict[str, type[ReferenceAdapter]] = {
     "loss_per_replica_batch": LossPerReplicaBatch,
     "mean_after_scaling": MeanAfterScaling,
     "partial_batch_split": PartialBatchSplitEvenly,
     "sync_on_read_unaggregated": SyncOnReadNoAggregation,
     "all_reduce_drops_replica": AllReduceDropsReplica,
+    "multi_worker_local_reduce": MultiWorkerReducesLocally,
+    "auto_shard_local_replicas": ShardsByLocalReplicas,
 }
 
 #: broken adapter name -> the property that must catch it.
@@ -110,4 +145,6 @@ CATCHES: dict[str, str] = {
     "partial_batch_split": "input.partial_batch.fills_replicas_in_order",
     "sync_on_read_unaggregated": "variables.sync_on_read.read_aggregates",
     "all_reduce_drops_replica": "all_reduce.sum",
+    "multi_worker_local_reduce": "multi_worker.reduce.sum.axis_none",
+    "auto_shard_local_replicas": "multi_worker.auto_shard.data",
 }

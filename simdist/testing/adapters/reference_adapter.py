@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import simdist_reference as ref
+from simdist_reference import sharding
 
 from simdist.testing.adapters.base import Adapter, Nest
 
@@ -42,6 +43,12 @@ def rebuild(nest: Nest, flat: list[Any]) -> Nest:
 def softmax_model(params, x, y):
     """The catalogue's model: the reference's softmax regression."""
     return ref.softmax_regression(params, x, y)
+
+
+def by_worker(items: Sequence[Any], workers: int) -> list[list[Any]]:
+    """Global-replica-order items cut into each worker's local ones (worker-major)."""
+    local = len(items) // workers
+    return [list(items[w * local : (w + 1) * local]) for w in range(workers)]
 
 
 class ReferenceAdapter(Adapter):
@@ -159,3 +166,41 @@ class ReferenceAdapter(Adapter):
             saved = ref.sync_on_read_value(list(copies), aggregation)
             return ref.sync_on_read_assign_cross_replica(zeros, saved, aggregation)
         return ref.mirrored_update_cross_replica(zeros, copies[0])
+
+    # --- multi-worker ---------------------------------------------------------------------
+    def multi_worker_reduce(self, op, per_replica, workers, axis):
+        result = ref.reduce(op, list(per_replica), axis=axis)
+        return [result.copy() for _ in range(workers)]
+
+    def multi_worker_all_reduce(self, op, per_replica, workers):
+        return by_worker(ref.all_reduce(op, list(per_replica)), workers)
+
+    def multi_worker_gather(self, per_replica, workers, axis):
+        result = ref.gather(list(per_replica), axis)
+        return [result.copy() for _ in range(workers)]
+
+    def multi_worker_local_results(self, per_replica, workers):
+        return by_worker([np.asarray(v) for v in per_replica], workers)
+
+    def multi_worker_replica_ids(self, workers, devices_per_worker):
+        n = workers * devices_per_worker
+        return [(n, ids) for ids in by_worker(list(range(n)), workers)]
+
+    def auto_shard(self, policy, spec, workers, devices_per_worker):
+        return sharding.distribute_across_workers(
+            spec.global_batch_size,
+            workers,
+            devices_per_worker,
+            elements=spec.elements,
+            file_lines=spec.file_lines,
+            policy=policy,
+            drop_remainder=spec.drop_remainder,
+        )
+
+    def multi_worker_train_step(self, params, per_replica_x, per_replica_y, lr, gbs, workers):
+        loss, per_replica = self.train_step(params, per_replica_x, per_replica_y, lr, gbs)
+        return [loss.copy() for _ in range(workers)], by_worker(per_replica, workers)
+
+    def multi_worker_variable_init(self, initials, devices_per_worker):
+        first = np.asarray(initials[0])
+        return [[first.copy() for _ in range(devices_per_worker)] for _ in initials]

@@ -1,15 +1,22 @@
-"""The simdist adapter: the catalogue run against ``import simdist as tf`` on virtual GPUs."""
+"""The simdist adapter: the catalogue run against ``import simdist as tf`` on virtual GPUs,
+and on virtual clusters (``simdist.sim.launch``) for the multi-worker properties."""
 
 from __future__ import annotations
 
+import logging
+
+from simdist.testing.adapters import worker_program
+from simdist.testing.adapters.cluster_adapter import ClusterAdapter
 from simdist.testing.adapters.module_adapter import ModuleAdapter
 
 
-class SimdistAdapter(ModuleAdapter):
+class SimdistAdapter(ClusterAdapter, ModuleAdapter):
     """simdist's MirroredStrategy over virtual ``GPU:0 .. GPU:{max_replicas-1}``.
 
     Creating it raises the host's virtual GPU count to ``max_replicas`` when it is lower
-    (``simdist.config.set_virtual_devices``); it never lowers it.
+    (``simdist.config.set_virtual_devices``); it never lowers it. Multi-worker operations
+    run ``MultiWorkerMirroredStrategy`` on a virtual cluster of ``simdist.sim.launch``
+    (up to ``max_workers`` workers of ``max_devices_per_worker`` virtual GPUs).
     """
 
     name = "simdist"
@@ -33,3 +40,20 @@ class SimdistAdapter(ModuleAdapter):
         if name == "default":
             return self.tf.distribute.get_strategy()
         return super().make_strategy(name, num_replicas)
+
+    def run_on_cluster(self, workers, devices_per_worker, program, kwargs):
+        from simdist.sim import launch
+
+        log = logging.getLogger("simdist")
+        level = log.level
+        if program == "auto_shard":  # AUTO on in-memory data warns, as TF does, every time
+            log.setLevel(logging.ERROR)
+        try:
+            return launch(
+                worker_program.run_with_new_strategy,
+                workers=workers,
+                devices_per_worker=devices_per_worker,
+                args=(self.tf, program, kwargs),
+            )
+        finally:
+            log.setLevel(level)

@@ -4,6 +4,12 @@ TensorFlow is imported when the adapter is created, never before. The host CPU i
 into ``max_replicas`` logical CPU devices (``tf.config.set_logical_device_configuration``),
 which TensorFlow allows only before its runtime starts; a process that already started it
 with fewer logical CPUs gets a RuntimeError saying so.
+
+Multi-worker properties run on a local cluster of ``max_workers`` TensorFlow processes
+(:mod:`simdist.testing.adapters.tf_cluster`, default 2; ``--workers N``), started at the
+first such property and kept until ``close()``. TensorFlow's MultiWorkerMirroredStrategy
+puts one replica on each CPU worker (it takes local devices from GPUs only), so clusters
+are W x 1.
 """
 
 from __future__ import annotations
@@ -11,11 +17,17 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.testing.adapters.base import Unsupported
+from simdist.testing.adapters.cluster_adapter import ClusterAdapter
 from simdist.testing.adapters.module_adapter import ModuleAdapter
 
 ZERO_SIZE_CRASH = (
     "TensorFlow's eager collective all-reduce / all-gather between logical CPUs kills the "
     "process (segfault) when the collected result is zero-size (TF 2.21, CPU)"
+)
+MW_ZERO_SIZE_CRASH = (
+    "TensorFlow's MultiWorkerMirroredStrategy kills the worker processes (segfault) when a "
+    "cross-worker all-reduce, all-gather or initial-value broadcast carries a zero-size "
+    "result (TF 2.21, CPU)"
 )
 MISMATCH_ABORT = (
     "TensorFlow's collective all-gather of shapes that differ outside the gathered axis "
@@ -23,15 +35,17 @@ MISMATCH_ABORT = (
 )
 
 
-def _refuse_crashing(per_replica, axis: int | None = None) -> None:
+def _refuse_crashing(
+    per_replica, axis: int | None = None, zero_size: str = ZERO_SIZE_CRASH
+) -> None:
     """Raises Unsupported for inputs that crash TF's collectives or poison the process."""
     arrays = [np.asarray(v) for v in per_replica]
     if len(arrays) < 2:
         return
     if axis is None and any(a.size == 0 for a in arrays):
-        raise Unsupported(ZERO_SIZE_CRASH)
+        raise Unsupported(zero_size)
     if axis is not None and all(a.size == 0 for a in arrays):
-        raise Unsupported(ZERO_SIZE_CRASH)
+        raise Unsupported(zero_size)
     if axis is not None and len({a.ndim for a in arrays}) == 1 and arrays[0].ndim > 0:
         ax = axis % arrays[0].ndim if -arrays[0].ndim <= axis < arrays[0].ndim else None
         rest = {a.shape[:ax] + a.shape[ax + 1 :] for a in arrays} if ax is not None else set()
@@ -69,10 +83,15 @@ def configure_logical_cpus(tf, count: int) -> list[str]:
     return names
 
 
-class TensorFlowAdapter(ModuleAdapter):
-    """TensorFlow's MirroredStrategy over ``max_replicas`` logical CPU devices."""
+class TensorFlowAdapter(ClusterAdapter, ModuleAdapter):
+    """TensorFlow's MirroredStrategy over ``max_replicas`` logical CPU devices, and its
+    MultiWorkerMirroredStrategy over ``max_workers`` local processes (one CPU replica each)."""
 
     name = "tensorflow"
+    min_workers = 2
+    max_workers = 2
+    max_devices_per_worker = 1
+    _pool = None
 
     def __init__(self, max_replicas: int = 4) -> None:
         try:
@@ -97,6 +116,48 @@ class TensorFlowAdapter(ModuleAdapter):
 
     def strategy_names(self) -> list[str]:
         return ["mirrored", "one_device", "central_storage", "default"]
+
+    # --- multi-worker: a pool of local TensorFlow processes --------------------------------
+    def set_workers(self, workers: int) -> None:
+        """Fixes the local cluster at ``workers`` processes (one pool, started once)."""
+        super().set_workers(workers)
+        self.min_workers = workers
+        if self._pool is not None and self._pool.workers != workers:
+            self.close()
+
+    def run_on_cluster(self, workers, devices_per_worker, program, kwargs):
+        from simdist.testing.adapters.tf_cluster import WorkerPool
+
+        if self._pool is None or not self._pool.alive:
+            self._pool = WorkerPool(workers)
+        return self._pool.run(program, kwargs)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def multi_worker_reduce(self, op, per_replica, workers, axis):
+        if axis is None:
+            _refuse_crashing(per_replica, zero_size=MW_ZERO_SIZE_CRASH)
+        else:  # the cross-worker all-reduce carries each replica's sum along the axis
+            first = np.asarray(per_replica[0])
+            if first.ndim and np.delete(np.array(first.shape), axis % first.ndim).prod() == 0:
+                raise Unsupported(MW_ZERO_SIZE_CRASH)
+        return super().multi_worker_reduce(op, per_replica, workers, axis)
+
+    def multi_worker_all_reduce(self, op, per_replica, workers):
+        _refuse_crashing(per_replica, zero_size=MW_ZERO_SIZE_CRASH)
+        return super().multi_worker_all_reduce(op, per_replica, workers)
+
+    def multi_worker_variable_init(self, initials, devices_per_worker):
+        if any(np.asarray(v).size == 0 for v in initials):
+            raise Unsupported(MW_ZERO_SIZE_CRASH)
+        return super().multi_worker_variable_init(initials, devices_per_worker)
+
+    def multi_worker_gather(self, per_replica, workers, axis):
+        _refuse_crashing(per_replica, axis, MW_ZERO_SIZE_CRASH)
+        return super().multi_worker_gather(per_replica, workers, axis)
 
     def make_strategy(self, name: str, num_replicas: int):
         if name == "central_storage":

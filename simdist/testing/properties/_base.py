@@ -34,6 +34,8 @@ class Property:
       requires: the Adapter operations the check calls.
       examples: ``max_replicas -> SearchStrategy`` of examples.
       check: ``(adapter, example) -> None``; raises Violation.
+      cluster: multi-worker: ``examples`` takes the adapter's
+        ``simdist.testing.strategies.ClusterLimits`` instead of ``max_replicas``.
     """
 
     id: str
@@ -42,6 +44,17 @@ class Property:
     requires: tuple[str, ...]
     examples: Callable[[int], st.SearchStrategy]
     check: Callable[[Any, Any], None]
+    cluster: bool = False
+
+    def examples_for(self, adapter: Any) -> st.SearchStrategy:
+        """The examples for ``adapter``: sized by its replicas, or its cluster limits."""
+        if not self.cluster:
+            return self.examples(adapter.max_replicas)
+        from simdist.testing.strategies import ClusterLimits
+
+        return self.examples(
+            ClusterLimits(adapter.min_workers, adapter.max_workers, adapter.max_devices_per_worker)
+        )
 
     @property
     def area(self) -> str:
@@ -54,14 +67,16 @@ def prop(
     statement: str,
     rule: str,
     requires: Sequence[str],
-    examples: Callable[[int], st.SearchStrategy],
+    examples: Callable[[Any], st.SearchStrategy],
+    cluster: bool = False,
 ) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
-    """Registers the decorated check as property ``id`` (ids are unique)."""
+    """Registers the decorated check as property ``id`` (ids are unique); ``cluster``
+    marks a multi-worker property (its examples are sized by the cluster limits)."""
 
     def register(check):
         if id in CATALOGUE:
             raise ValueError(f"property id {id!r} is registered twice")
-        CATALOGUE[id] = Property(id, statement, rule, tuple(requires), examples, check)
+        CATALOGUE[id] = Property(id, statement, rule, tuple(requires), examples, check, cluster)
         return check
 
     return register
