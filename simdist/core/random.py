@@ -72,6 +72,20 @@ class RandomState:
         self.calls.clear()
         self.resets += 1
 
+    def get_state(self) -> dict:
+        """The counters as JSON-able data (BackupAndRestore saves them with the weights)."""
+        return {
+            "global_seed": self.global_seed,
+            "op_counter": self.op_counter,
+            "calls": [[g, op, n] for (g, op), n in sorted(self.calls.items())],
+        }
+
+    def set_state(self, saved: dict) -> None:
+        """Restore counters saved by :meth:`get_state` (without restarting replica streams)."""
+        self.global_seed = saved["global_seed"]
+        self.op_counter = int(saved["op_counter"])
+        self.calls = {(int(g), int(op)): int(n) for g, op, n in saved["calls"]}
+
     def next_key(self, op_seed: int | None) -> tuple[int, int, int]:
         """The ``(global, op, call)`` triple of the next draw, advancing the counters."""
         global_seed = DEFAULT_GLOBAL_SEED if self.global_seed is None else self.global_seed

@@ -308,6 +308,27 @@ class Strategy:
             return stream
         return entry[0]
 
+    def _random_state(self) -> dict:
+        """The host's and every replica's random counters (JSON-able), for exact resumes."""
+        host = _current_state()
+        replicas = {
+            str(r): stream.get_state()
+            for r, (stream, resets) in sorted(self._replica_streams.items())
+            if resets == host.resets
+        }
+        return {"host": host.get_state(), "replicas": replicas}
+
+    def _restore_random_state(self, saved: dict) -> None:
+        """Put back counters from :meth:`_random_state` (a restarted run continues the
+        random sequences where the saved one was: dropout masks repeat exactly)."""
+        host = _current_state()
+        host.set_state(saved["host"])
+        self._replica_streams = {}
+        for r, state_ in saved["replicas"].items():
+            stream = RandomState(host.global_seed, stream=int(r) + 1)
+            stream.set_state(state_)
+            self._replica_streams[int(r)] = (stream, host.resets)
+
     def _enter_replica(self, replica_id: int, runner, caller) -> Callable[[], None]:
         function_depth, creators, host_random = caller
         state.device_stack = [self._extended.worker_devices[replica_id]]

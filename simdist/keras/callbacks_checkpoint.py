@@ -13,15 +13,16 @@ optimizer's too unless ``save_weights_only``; restore with
 * ``training_state.json``, replaced atomically after the checkpoint is complete: the
   checkpoint it belongs to, the position ``epoch``/``step`` (the next step to run), the
   running loss sum/count of the interrupted epoch, each metric variable's per-replica
-  values, and the shuffle seed.
+  values, the shuffle seed, and the random counters of the host and of every replica (so
+  Dropout masks after a restart continue the interrupted run's sequence).
 
 When ``fit`` starts and a backup exists, the model and optimizer are restored and ``fit``
 continues at that epoch and step: the epoch's batches are regenerated (NumPy input: the
 same permutation, see :mod:`simdist.keras.engine.data_adapter`) and the first ``step`` are
 skipped, so the resumed run applies exactly the updates the uninterrupted one would have.
-Exact only for inputs whose batch order depends on nothing but the epoch (NumPy arrays,
-datasets without an unseeded or per-iteration reshuffle) and for models that draw no random
-numbers during training (no Dropout). The backup is deleted when ``fit`` ends normally
+Exact for inputs whose batch order depends on nothing but the epoch (NumPy arrays,
+datasets without an unseeded or per-iteration reshuffle), Dropout included, when the
+restarted program sets the same ``tf.random.set_seed``. The backup is deleted when ``fit`` ends normally
 (``delete_checkpoint=True``).
 """
 
@@ -190,6 +191,8 @@ class BackupAndRestore(Callback):
                 f"run uses {data.seed}; set the same tf.random.set_seed to resume exactly, or "
                 "delete the backup directory."
             )
+        if "random" in saved:  # dropout and other random ops continue their sequences
+            model.distribute_strategy._restore_random_state(saved["random"])
         object.__setattr__(model, "_resume_point", saved)
 
     def on_train_batch_end(self, batch, logs=None):
@@ -216,6 +219,7 @@ class BackupAndRestore(Callback):
             "loss_tracker": list(model._loss_tracker) if in_epoch else [0.0, 0.0],
             "metric_states": _metric_states(model) if in_epoch else None,
             "seed": model._fit_data.seed,
+            "random": model.distribute_strategy._random_state(),
         }
         target = os.path.join(self._write_dir, self._STATE)
         tmp = target + ".tmp"

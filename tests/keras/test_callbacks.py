@@ -233,3 +233,45 @@ def test_batch_callbacks_fire_once_per_steps_per_execution():
     calls.clear()
     model.evaluate(x, y, batch_size=2, verbose=0, callbacks=[Record()])
     assert calls == [("test_end", 2), ("test_end", 3)]
+
+
+def _dropout_model():
+    tf.random.set_seed(3)  # a restarted process starts from its seed again
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    with strategy.scope():
+        model = tf.keras.Sequential(
+            [
+                tf.keras.layers.Dense(8, activation="relu", input_shape=(3,)),
+                tf.keras.layers.Dropout(0.5),
+                tf.keras.layers.Dense(1),
+            ]
+        )
+    model.compile(optimizer="adam", loss="mse")
+    return model
+
+
+def test_backup_and_restore_resumes_dropout_exactly(tmp_path):
+    reference = _dropout_model()
+    reference.fit(X, Y, batch_size=8, epochs=4, verbose=0)
+    backup = str(tmp_path / "backup")
+    model = _dropout_model()
+    with pytest.raises(RuntimeError, match="simulated fault"):
+        model.fit(
+            X,
+            Y,
+            batch_size=8,
+            epochs=4,
+            verbose=0,
+            callbacks=[tf.keras.callbacks.BackupAndRestore(backup, save_freq=1), Interrupt()],
+        )
+    resumed = _dropout_model()
+    resumed.fit(
+        X,
+        Y,
+        batch_size=8,
+        epochs=4,
+        verbose=0,
+        callbacks=[tf.keras.callbacks.BackupAndRestore(backup, save_freq=1)],
+    )
+    for a, b in zip(resumed.get_weights(), reference.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)  # the dropout masks after the restart repeat
