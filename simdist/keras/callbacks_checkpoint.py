@@ -22,8 +22,8 @@ same permutation, see :mod:`simdist.keras.engine.data_adapter`) and the first ``
 skipped, so the resumed run applies exactly the updates the uninterrupted one would have.
 Exact for inputs whose batch order depends on nothing but the epoch (NumPy arrays,
 datasets without an unseeded or per-iteration reshuffle), Dropout included, when the
-restarted program sets the same ``tf.random.set_seed``. The backup is deleted when ``fit`` ends normally
-(``delete_checkpoint=True``).
+restarted program sets the same ``tf.random.set_seed``. The backup is deleted when ``fit``
+ends normally (``delete_checkpoint=True``).
 """
 
 from __future__ import annotations
