@@ -133,6 +133,7 @@ class ClusterCoordinator:
         self._finished = 0
         self._next_id = 0
         strategy.extended._used_with_coordinator = True
+        self._fail_due_ps()  # a ps planned to fail after 0 closures is down from the start
         strategy._cluster_coordinator = self
         self._initialized = True
 
@@ -342,6 +343,9 @@ class ClusterCoordinator:
         closure.remote_value._set_values(outputs)
         self._history.append(ClosureRun(closure.id, worker, start, now, "finished"))
         self._finished += 1
+        self._fail_due_ps()
+
+    def _fail_due_ps(self) -> None:
         for failure in self._faults.ps_failing_after(self._finished):
             self._cluster.fail_ps(
                 failure.ps,
