@@ -10,10 +10,12 @@ from simdist.testing import known_differences
 from simdist.testing.adapters import OPERATIONS, load_adapter
 from simdist.testing.adapters.broken import BROKEN, CATCHES
 from simdist.testing.properties import CATALOGUE, describe, select
-from simdist.testing.runner import FAIL, PASS, run_property
+from simdist.testing.runner import FAIL, PASS, SKIP, run_property
 
 IDS = sorted(CATALOGUE)
 MAX_EXAMPLES = 8
+#: properties of a runtime's behaviour the reference does not state (it SKIPs them)
+REFERENCE_SKIPS = {"tpu.run.eager_refused", "ps.failure.ps_raises_unavailable"}
 
 
 def _cases():
@@ -55,6 +57,9 @@ def test_a_property_is_well_formed(prop_id):
 @pytest.mark.parametrize("impl, prop_id", list(_cases()))
 def test_every_property_passes(adapters, impl, prop_id):
     outcome = run_property(CATALOGUE[prop_id], adapters[impl], max_examples=MAX_EXAMPLES)
+    if impl == "reference" and prop_id in REFERENCE_SKIPS:
+        assert outcome.status == SKIP and "does not implement" in outcome.message
+        return
     assert outcome.status == PASS, (
         f"{outcome.message}\ncounterexample: {outcome.counterexample_text}"
     )
@@ -77,7 +82,8 @@ def test_every_broken_adapter_fails_the_property_meant_to_catch_it(broken):
     assert outcome.status == FAIL
     text = outcome.counterexample_text
     assert outcome.counterexample is not None and len(text) < 300, text
-    assert _replicas(outcome.counterexample) <= 3, text  # shrunk, not just any failure
+    # shrunk, not just any failure (a TPU slice with several replicas has at least 4)
+    assert _replicas(outcome.counterexample) <= (4 if broken.startswith("tpu_") else 3), text
 
 
 @pytest.mark.parametrize("broken", sorted(BROKEN))

@@ -26,6 +26,14 @@ value is given). Replicas are numbered worker-major: worker ``w`` runs the globa
 ``w*L .. w*L + L - 1``, so a per-replica value lists all ``W*L`` replicas in that order.
 Results come back per worker, in worker order. The cluster shapes a property may ask for
 are bounded by ``min_workers``, ``max_workers`` and ``max_devices_per_worker``.
+
+TPU operations (``tpu_*``) run ``TPUStrategy`` on a slice named by its accelerator type
+(``"v4-8"``, ``"v5litepod-1"``...): a per-replica value lists one array per TPU replica, host
+by host. Parameter-server operations (``partitioner_shards``, ``sharded_variable``, ``ps_*``)
+run ``ParameterServerStrategy`` with a ``ClusterCoordinator``; a fault plan is plain data,
+``{worker: (step, restart_after or None)}`` (worker ``w`` dies at its ``step``-th closure,
+counting from 1, and rejoins ``restart_after`` simulated seconds later, or never). All of
+them are optional: an implementation without TPUs or parameter servers leaves them alone.
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from simdist.testing.adapters.cluster_operations import ClusterOperations
 
 
 class Unsupported(Exception):  # noqa: N818 - a signal, not an error of the caller
@@ -71,6 +81,18 @@ OPERATIONS: dict[str, str] = {
     "auto_shard": "experimental_distribute_dataset on a cluster under an AutoShardPolicy",
     "multi_worker_train_step": "one SGD step of softmax regression on a cluster",
     "multi_worker_variable_init": "a variable created in scope with a different value per worker",
+    # TPU (TPUStrategy on a slice of an accelerator type)
+    "tpu_num_replicas": "TPUStrategy.num_replicas_in_sync on a slice of an accelerator type",
+    "tpu_gather": "TPUStrategy.gather(value, axis) in cross-replica context",
+    "tpu_all_gather": "ReplicaContext.all_gather(value, axis) in TPUStrategy.run (tf.function)",
+    "tpu_run": "TPUStrategy.run of a plain Python function, eagerly or inside a tf.function",
+    "tpu_steps": "a dataset distributed by TPUStrategy: each step's batches and summed loss",
+    # parameter servers (ParameterServerStrategy, ClusterCoordinator)
+    "partitioner_shards": "a tf.distribute.experimental.partitioners object on (shape, dtype)",
+    "sharded_variable": "a ShardedVariable read, assign_add and one SGD step",
+    "ps_counter_closures": "closures adding 1 to a ps variable, under a fault plan",
+    "ps_async_run": "a seeded coordinator run of closures reading and updating a ps variable",
+    "ps_failure_run": "closures scheduled and joined while a ps task fails",
 }
 
 #: The operations that run on a multi-worker cluster (sized by the cluster attributes).
@@ -79,7 +101,7 @@ MULTI_WORKER_OPERATIONS = tuple(op for op in OPERATIONS if op.startswith("multi_
 )
 
 
-class Adapter:
+class Adapter(ClusterOperations):
     """Maps the catalogue's operations onto one implementation (override what it supports).
 
     Attributes:
@@ -272,94 +294,5 @@ class Adapter:
 
         Returns:
           The restored variable's components, replica order.
-        """
-        raise NotImplementedError
-
-    # --- multi-worker (optional; see the module docstring for the cluster conventions) ------
-    def multi_worker_reduce(
-        self, op: str, per_replica: Sequence[np.ndarray], workers: int, axis: Any
-    ) -> list[np.ndarray]:
-        """Each worker's ``Strategy.reduce(op, value, axis)`` of a value on all W*L replicas.
-
-        The value is made with ``experimental_distribute_values_from_function``: replica
-        ``replica_id_in_sync_group = g`` holds ``per_replica[g]``.
-
-        Returns:
-          One result per worker, worker order.
-        """
-        raise NotImplementedError
-
-    def multi_worker_all_reduce(
-        self, op: str, per_replica: Sequence[np.ndarray], workers: int
-    ) -> list[list[np.ndarray]]:
-        """``ReplicaContext.all_reduce(op, value)`` in ``Strategy.run`` on every replica.
-
-        Returns:
-          Per worker, its local replicas' results (``experimental_local_results``).
-        """
-        raise NotImplementedError
-
-    def multi_worker_gather(
-        self, per_replica: Sequence[np.ndarray], workers: int, axis: int
-    ) -> list[np.ndarray]:
-        """Each worker's ``Strategy.gather(value, axis)`` (value made as in the reduce)."""
-        raise NotImplementedError
-
-    def multi_worker_local_results(
-        self, per_replica: Sequence[np.ndarray], workers: int
-    ) -> list[list[np.ndarray]]:
-        """Each worker's ``experimental_local_results`` of the value made as in the reduce."""
-        raise NotImplementedError
-
-    def multi_worker_replica_ids(
-        self, workers: int, devices_per_worker: int
-    ) -> list[tuple[int, list[int]]]:
-        """Per worker: ``(num_replicas_in_sync, [replica_id_in_sync_group of each local
-        replica inside Strategy.run, in experimental_local_results order])``."""
-        raise NotImplementedError
-
-    def auto_shard(
-        self, policy: str, spec: Any, workers: int, devices_per_worker: int
-    ) -> list[list[list[np.ndarray]]]:
-        """Every step of ``experimental_distribute_dataset`` on a W x L cluster.
-
-        Args:
-          policy: ``"AUTO"``, ``"FILE"``, ``"DATA"`` or ``"OFF"`` (``tf.data.Options``).
-          spec: a ``simdist.testing.strategies.ShardSpec``: in-memory int64 ``elements``
-            (``from_tensor_slices``) or ``file_lines``, one int64 array per text file whose
-            lines the adapter writes and reads back with ``TextLineDataset`` (as ints);
-            then ``.batch(global_batch_size, drop_remainder)``.
-          workers, devices_per_worker: the cluster.
-
-        Returns:
-          steps[step][worker][local replica]: int64 arrays of elements (empty where a
-          replica got no data at a step that some other replica had data for).
-        """
-        raise NotImplementedError
-
-    def multi_worker_train_step(
-        self,
-        params: Sequence[np.ndarray],
-        per_replica_x: Sequence[np.ndarray],
-        per_replica_y: Sequence[np.ndarray],
-        lr: float,
-        global_batch_size: int,
-        workers: int,
-    ) -> tuple[list[np.ndarray], list[list[list[np.ndarray]]]]:
-        """``train_step``'s softmax regression step on a cluster; replica g gets batch g.
-
-        Returns:
-          (each worker's loss SUM-reduced across all replicas, per worker the parameters
-          ``[w, b]`` of each local replica after the step).
-        """
-        raise NotImplementedError
-
-    def multi_worker_variable_init(
-        self, initials: Sequence[np.ndarray], devices_per_worker: int
-    ) -> list[list[np.ndarray]]:
-        """Worker w creates ``tf.Variable(initials[w])`` in the strategy's scope.
-
-        Returns:
-          Per worker, the variable's local components right after creation.
         """
         raise NotImplementedError

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import simdist_reference as ref
+from simdist_reference import partitioners as ref_partitioners
 from simdist_reference import sharding
+from simdist_reference import tpu as ref_tpu
 
 from simdist.testing.adapters.reference_adapter import (
     ReferenceAdapter,
@@ -128,6 +130,57 @@ class ShardsByLocalReplicas(ReferenceAdapter):
         return [[step[0] for _ in range(workers)] for step in alone]
 
 
+class TPUCoresAsReplicas(ReferenceAdapter):
+    """Counts every TensorCore of a v4 / v5p slice as a replica (megacore left out): the
+    name's number is taken as the replica count for every generation."""
+
+    name = "broken.tpu_cores_as_replicas"
+
+    def tpu_num_replicas(self, accelerator):
+        return int(accelerator.rsplit("-", 1)[1])
+
+
+class TPUGatherRagged(ReferenceAdapter):
+    """Gathers on a TPU as on GPUs: shapes may differ along the gathered axis."""
+
+    name = "broken.tpu_gather_ragged"
+
+    def tpu_gather(self, accelerator, per_replica, axis):
+        ref_tpu.replicas_per_slice(accelerator)
+        return ref.gather(list(per_replica), axis)
+
+    def tpu_all_gather(self, accelerator, per_replica, axis):
+        result = self.tpu_gather(accelerator, per_replica, axis)
+        return [result.copy() for _ in per_replica]
+
+
+class MinSizeRoundsDown(ReferenceAdapter):
+    """MinSizePartitioner with floor(total / min_shard_bytes) shards: rounds the wrong way,
+    so a variable just over a multiple of the minimum gets one shard too few."""
+
+    name = "broken.partitioner_rounds_down"
+
+    def partitioner_shards(self, kind, params, shape, dtype):
+        if kind != "MinSize":
+            return super().partitioner_shards(kind, params, shape, dtype)
+        size = ref_partitioners.element_bytes(dtype, params.get("bytes_per_string", 16))
+        total = int(np.prod(shape)) * size
+        count = max(1, min(shape[0], params["max_shards"], total // params["min_shard_bytes"]))
+        return [count] + [1] * (len(shape) - 1)
+
+
+class ClosureReapplied(ReferenceAdapter):
+    """A coordinator that keeps the update of a function whose worker died, and then runs
+    the function again elsewhere: each planned death that happens applies it twice."""
+
+    name = "broken.closure_reapplied"
+
+    def ps_counter_closures(self, workers, closures, kills, seed):
+        counter, results = super().ps_counter_closures(workers, closures, kills, seed)
+        again = sum(1 for step, _ in kills.values() if step <= closures)
+        return np.int64(counter + again), results
+
+
 BROKEN: dict[str, type[ReferenceAdapter]] = {
     "loss_per_replica_batch": LossPerReplicaBatch,
     "mean_after_scaling": MeanAfterScaling,
@@ -136,6 +189,10 @@ BROKEN: dict[str, type[ReferenceAdapter]] = {
     "all_reduce_drops_replica": AllReduceDropsReplica,
     "multi_worker_local_reduce": MultiWorkerReducesLocally,
     "auto_shard_local_replicas": ShardsByLocalReplicas,
+    "tpu_cores_as_replicas": TPUCoresAsReplicas,
+    "tpu_gather_ragged": TPUGatherRagged,
+    "partitioner_rounds_down": MinSizeRoundsDown,
+    "closure_reapplied": ClosureReapplied,
 }
 
 #: broken adapter name -> the property that must catch it.
@@ -147,4 +204,8 @@ CATCHES: dict[str, str] = {
     "all_reduce_drops_replica": "all_reduce.sum",
     "multi_worker_local_reduce": "multi_worker.reduce.sum.axis_none",
     "auto_shard_local_replicas": "multi_worker.auto_shard.data",
+    "tpu_cores_as_replicas": "tpu.replicas_per_slice",
+    "tpu_gather_ragged": "tpu.gather.identical_shapes",
+    "partitioner_rounds_down": "ps.partitioners.shard_counts",
+    "closure_reapplied": "ps.closures.exactly_once",
 }

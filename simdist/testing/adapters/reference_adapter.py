@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 import simdist_reference as ref
+from simdist_reference import partitioners as ref_partitioners
 from simdist_reference import sharding
+from simdist_reference import tpu as ref_tpu
 
 from simdist.testing.adapters.base import Adapter, Nest
 
@@ -52,7 +54,13 @@ def by_worker(items: Sequence[Any], workers: int) -> list[list[Any]]:
 
 
 class ReferenceAdapter(Adapter):
-    """Every operation computed by the oracle (simdist's strict NONE rule included)."""
+    """Every operation computed by the oracle (simdist's strict NONE rule included).
+
+    Of the TPU and parameter-server operations it answers what the reference states (slice
+    table, gather_tpu, TPU input steps, partitioner counts, sharded == unsharded, exactly
+    once, one interleaving); ``tpu_run`` and ``ps_failure_run`` are behaviours of a runtime,
+    not of the rules' data, and are left out (their properties SKIP).
+    """
 
     name = "reference"
 
@@ -204,3 +212,64 @@ class ReferenceAdapter(Adapter):
     def multi_worker_variable_init(self, initials, devices_per_worker):
         first = np.asarray(initials[0])
         return [[first.copy() for _ in range(devices_per_worker)] for _ in initials]
+
+    # --- TPU ------------------------------------------------------------------------------
+    def tpu_num_replicas(self, accelerator):
+        return ref_tpu.replicas_per_slice(accelerator)
+
+    def _tpu_replicas(self, accelerator, per_replica):
+        n = ref_tpu.replicas_per_slice(accelerator)
+        if len(per_replica) != n:
+            raise ValueError(f"{len(per_replica)} values for the {n} replicas of {accelerator}")
+        return list(per_replica)
+
+    def tpu_gather(self, accelerator, per_replica, axis):
+        return ref.gather_tpu(self._tpu_replicas(accelerator, per_replica), axis)
+
+    def tpu_all_gather(self, accelerator, per_replica, axis):
+        result = ref.gather_tpu(self._tpu_replicas(accelerator, per_replica), axis)
+        return [result.copy() for _ in per_replica]
+
+    def tpu_steps(
+        self,
+        accelerator,
+        elements,
+        global_batch_size,
+        drop_remainder,
+        dynamic_batch_size,
+        host_order_seed,
+    ):
+        steps = ref_tpu.tpu_steps(elements, global_batch_size, accelerator, drop_remainder)
+        out = []
+        for step in steps:  # host order: the identity (any order satisfies the rule)
+            if not dynamic_batch_size and not ref_tpu.static_shapes(step):
+                raise ValueError(
+                    f"per-replica batches of shapes {[b.shape for b in step]} in one step "
+                    "without the dynamic batch size"
+                )
+            out.append((step, ref_tpu.step_loss(step, global_batch_size)))
+        return out
+
+    # --- parameter servers ----------------------------------------------------------------
+    def partitioner_shards(self, kind, params, shape, dtype):
+        return ref_partitioners.shard_counts(kind, params, shape, dtype)
+
+    def sharded_variable(self, initial, num_shards, delta, grad, lr):
+        value = np.asarray(initial, np.float64)
+        added = value + np.asarray(delta, np.float64)
+        return {
+            "shards": ref_partitioners.split_rows(value, num_shards),
+            "read": value.copy(),
+            "after_assign_add": added,
+            "after_sgd": added - lr * np.asarray(grad, np.float64),
+        }
+
+    def ps_counter_closures(self, workers, closures, kills, seed):
+        return np.int64(closures), list(range(closures))
+
+    def ps_async_run(self, workers, closures, seed):
+        x, reads = 1.0, []  # one interleaving: schedule order
+        for i in range(closures):
+            reads.append(x)
+            x = x + (0.5 * x + i)
+        return np.asarray([x, *reads], np.float64)

@@ -10,6 +10,11 @@ Multi-worker properties run on a local cluster of ``max_workers`` TensorFlow pro
 first such property and kept until ``close()``. TensorFlow's MultiWorkerMirroredStrategy
 puts one replica on each CPU worker (it takes local devices from GPUs only), so clusters
 are W x 1.
+
+TPU and parameter-server properties: TensorFlow's partitioners run in-process and are
+checked (``partitioner_shards``); the other operations raise ``Unsupported`` with the reason
+(no TPU here; a parameter-server cluster needs ``tf.distribute.Server`` tasks, which change
+the process's eager context for every later property), so their properties SKIP saying why.
 """
 
 from __future__ import annotations
@@ -28,6 +33,15 @@ MW_ZERO_SIZE_CRASH = (
     "TensorFlow's MultiWorkerMirroredStrategy kills the worker processes (segfault) when a "
     "cross-worker all-reduce, all-gather or initial-value broadcast carries a zero-size "
     "result (TF 2.21, CPU)"
+)
+NO_TPU = (
+    "TensorFlow's TPUStrategy needs a TPU (none here; TF has no simulated TPU system), so "
+    "the TPU properties are checked on simdist and the reference only"
+)
+NO_PS_CLUSTER = (
+    "TensorFlow's ParameterServerStrategy needs tf.distribute.Server worker and ps tasks; "
+    "connecting this process to them changes its eager context for every later property, "
+    "so the adapter runs only what TF computes in-process (the partitioners)"
 )
 MISMATCH_ABORT = (
     "TensorFlow's collective all-gather of shapes that differ outside the gathered axis "
@@ -185,3 +199,36 @@ class TensorFlowAdapter(ClusterAdapter, ModuleAdapter):
             (base,),
             {"_collective_key_base": 100_000 * num_replicas},
         )
+
+    # --- TPU and parameter servers: the partitioners; the rest is unsupported here ---------
+    def partitioner_shards(self, kind, params, shape, dtype):
+        tf = self.tf
+        make = getattr(tf.distribute.experimental.partitioners, f"{kind}Partitioner")
+        return [int(c) for c in make(**params)(tf.TensorShape(list(shape)), getattr(tf, dtype))]
+
+    def tpu_num_replicas(self, accelerator):
+        raise Unsupported(NO_TPU)
+
+    def tpu_gather(self, accelerator, per_replica, axis):
+        raise Unsupported(NO_TPU)
+
+    def tpu_all_gather(self, accelerator, per_replica, axis):
+        raise Unsupported(NO_TPU)
+
+    def tpu_run(self, accelerator, in_function):
+        raise Unsupported(NO_TPU)
+
+    def tpu_steps(self, accelerator, elements, global_batch_size, drop_remainder, dynamic, seed):
+        raise Unsupported(NO_TPU)
+
+    def sharded_variable(self, initial, num_shards, delta, grad, lr):
+        raise Unsupported(NO_PS_CLUSTER)
+
+    def ps_counter_closures(self, workers, closures, kills, seed):
+        raise Unsupported(NO_PS_CLUSTER)
+
+    def ps_async_run(self, workers, closures, seed):
+        raise Unsupported(NO_PS_CLUSTER)
+
+    def ps_failure_run(self, workers, num_ps, closures, failing_ps, after_closures):
+        raise Unsupported(NO_PS_CLUSTER)

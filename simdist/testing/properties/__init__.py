@@ -5,8 +5,9 @@ Ids are stable (``reduce.mean.partial_batch``) and grouped by area, one module e
 ``training`` (loss scaling, the N-versus-1 step), ``variables`` (mirrored, sync-on-read,
 checkpoints), ``errors`` (inputs that must be rejected), and ``multi_worker`` /
 ``multi_worker_input`` (MultiWorkerMirroredStrategy over W x L clusters; their examples are
-sized by the adapter's cluster limits). TPU and parameter-server areas add modules here and
-register with the same ``prop`` decorator.
+sized by the adapter's cluster limits), ``tpu`` (TPUStrategy) and ``parameter_server``
+(ParameterServerStrategy, partitioners, the ClusterCoordinator). New areas add a module here
+and register with the same ``prop`` decorator.
 """
 
 from simdist.testing.properties import collectives as collectives
@@ -14,6 +15,8 @@ from simdist.testing.properties import errors as errors
 from simdist.testing.properties import input as input  # noqa: A004 - the area's name
 from simdist.testing.properties import multi_worker as multi_worker
 from simdist.testing.properties import multi_worker_input as multi_worker_input
+from simdist.testing.properties import parameter_server as parameter_server
+from simdist.testing.properties import tpu as tpu
 from simdist.testing.properties import training as training
 from simdist.testing.properties import variables as variables
 from simdist.testing.properties._base import CATALOGUE as CATALOGUE
