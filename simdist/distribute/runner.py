@@ -1,7 +1,8 @@
 """The replica runner: ``strategy.run`` as N replica threads in lockstep, never a hang.
 
 Each replica runs the step function on a thread of its own (with its own device scope,
-tapes, replica context and random stream), but only one replica runs at a time: the
+tapes, replica context and random stream; threads are pooled across runs and start each
+run with fresh thread-local state), but only one replica runs at a time: the
 coordinator (the caller's thread) hands the turn to replica 0, which runs until it reaches a
 collective or returns; then replica 1; and so on. When every replica waits in a collective,
 the coordinator checks they all called the same one, computes it once in replica order, and
@@ -19,7 +20,9 @@ hands each its result. So:
 from __future__ import annotations
 
 import collections
+import contextvars
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -75,12 +78,88 @@ class _Replica:
         self.abort = False
         self.calls: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self.num_calls = 0
-        self.thread: threading.Thread | None = None
+        self.worker: _PooledThread | None = None
+        self.finished = False  # its body has returned (its thread went back to the pool)
         self.running = False  # it has the turn (a stuck replica keeps it after a timeout)
 
 
 _local = threading.local()
 _HISTORY = 16  # collective calls kept per replica for error messages
+
+# Thread-local state a replica body may set, reset before each body so that a pooled thread
+# starts it as a new thread would: (module, attribute) of each threading.local.
+_THREAD_LOCALS = (
+    ("simdist.core.context", "state"),
+    ("simdist.keras.engine.base_layer", "_CTX"),
+    ("simdist.distribute.distributed_variables", "_update"),
+    ("simdist.distribute.runner", "_local"),
+    ("simdist.backends.worker_context", "_local"),
+    ("simdist.distribute.cluster_resolver.tf_config", "_local"),
+)
+
+
+def _reset_thread_locals() -> None:
+    for module_name, attr in _THREAD_LOCALS:
+        module = sys.modules.get(module_name)
+        local = getattr(module, attr, None) if module is not None else None
+        if isinstance(local, threading.local):
+            local.__dict__.clear()
+            if type(local).__init__ is not threading.local.__init__:
+                type(local).__init__(local)
+
+
+class _PooledThread:
+    """A daemon thread that runs replica bodies one after another, each as on a new thread.
+
+    Starting a thread per replica per ``strategy.run`` costs more than the hand-off itself
+    (the thread, and warming its allocator and BLAS buffers); a body that finishes hands
+    its thread back to the pool. Each body runs with the thread-locals above reset and in
+    an empty ``contextvars`` context, as a new thread's would be.
+    """
+
+    _idle: list[_PooledThread] = []
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self._wake = threading.Semaphore(0)
+        self._job: Callable[[], None] | None = None
+        self.thread = threading.Thread(target=self._loop, name="simdist-pool", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def take(cls) -> _PooledThread:
+        with cls._lock:
+            while cls._idle:
+                pooled = cls._idle.pop()
+                if pooled.thread.is_alive():
+                    return pooled
+        return cls()
+
+    @classmethod
+    def _forget_after_fork(cls) -> None:
+        # A forked child has none of these threads, and the lock may be held.
+        cls._idle = []
+        cls._lock = threading.Lock()
+
+    def give_back(self) -> None:
+        with self._lock:
+            self._idle.append(self)
+
+    def submit(self, job: Callable[[], None], name: str) -> None:
+        self.thread.name = name
+        self._job = job
+        self._wake.release()
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.acquire()
+            job, self._job = self._job, None
+            _reset_thread_locals()
+            contextvars.Context().run(job)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_PooledThread._forget_after_fork)
 
 
 def current_replica() -> _Replica | None:
@@ -137,6 +216,8 @@ class ReplicaRunner:
             if teardown is not None:
                 teardown()
             _local.replica = None
+            rep.finished = True
+            rep.worker.give_back()
             self._yielded.release()
 
     def collective(self, call: Collective) -> Any:
@@ -161,13 +242,11 @@ class ReplicaRunner:
     def run(self, fn: Callable, per_replica_args: list[tuple[tuple, dict]]) -> list:
         """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
         for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
-            rep.thread = threading.Thread(
-                target=self._body,
-                args=(rep, fn, args, kwargs),
-                name=f"simdist-{self.noun}-{rep.id}",
-                daemon=True,
+            rep.worker = _PooledThread.take()
+            rep.worker.submit(
+                lambda rep=rep, args=args, kwargs=kwargs: self._body(rep, fn, args, kwargs),
+                f"simdist-{self.noun}-{rep.id}",
             )
-            rep.thread.start()
         try:
             return self._coordinate()
         finally:
@@ -246,7 +325,7 @@ class ReplicaRunner:
 
     def _stop_all(self) -> None:
         for rep in self._replicas:
-            if rep.thread is None or not rep.thread.is_alive():
+            if rep.worker is None or rep.finished:
                 continue
             if rep.running:  # stuck past the deadline: a daemon thread we cannot stop
                 rep.abort = True
@@ -255,7 +334,6 @@ class ReplicaRunner:
                 rep.abort = True
                 rep.turn.release()
                 self._yielded.acquire(timeout=self._timeout)
-            rep.thread.join(timeout=1.0)
 
 
 def _tag(exc: BaseException, replica_id: int, num_replicas: int, noun: str = "replica") -> None:
