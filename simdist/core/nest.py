@@ -7,17 +7,38 @@ mapping proxy of them) is a leaf: tensors, variables, arrays, numbers, ``None``.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure", "is_nested"]
 
 
+# type -> is it nested? ``isinstance(x, Mapping)`` is an ABC check, slow for every leaf;
+# cached per type, and dropped whenever an ABC registers a class (abc's cache token).
+_NESTED_TYPES: dict[type, bool] = {list: True, tuple: True, dict: True}
+_nested_token = [abc.get_cache_token()]
+
+
 def is_nested(structure: Any) -> bool:
-    return isinstance(structure, (list, tuple, Mapping))
+    token = abc.get_cache_token()
+    if token != _nested_token[0]:
+        _NESTED_TYPES.clear()
+        _NESTED_TYPES.update({list: True, tuple: True, dict: True})
+        _nested_token[0] = token
+    kind = type(structure)
+    nested = _NESTED_TYPES.get(kind)
+    if nested is None:
+        nested = isinstance(structure, (list, tuple, Mapping))
+        if kind is structure.__class__:  # an object faking __class__ is not cached
+            _NESTED_TYPES[kind] = nested
+    return nested
 
 
 def _children(structure: Any) -> list:
+    kind = type(structure)
+    if kind is list or kind is tuple:
+        return list(structure)
     if isinstance(structure, Mapping):
         return [structure[k] for k in _sorted_keys(structure)]
     return list(structure)
