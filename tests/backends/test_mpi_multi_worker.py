@@ -104,3 +104,30 @@ def test_a_rank_that_dies_ends_the_job():
     assert job.returncode != 0
     assert job.seconds < 30
     assert "unreachable" not in job.stdout
+
+
+@needs_mpi
+def test_the_native_allreduce_option_runs_the_scenario():
+    command = [
+        mpi_spawn.launcher(),
+        "-n",
+        "2",
+        sys.executable,
+        "-m",
+        "mpi4py",
+        SCENARIO,
+        "--devices-per-worker",
+        "1",
+        "--steps",
+        "4",
+    ]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=mpi_spawn.REPO,
+        env=mpi_spawn.clean_env(MPIEXEC_TIMEOUT="100", SIMDIST_MPI_NATIVE_ALLREDUCE="1"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 worker(s)" in done.stdout and _digest(done.stdout)
