@@ -7,7 +7,8 @@ from simdist.core.variables import VariableSynchronization
 from simdist.distribute import distributed_variables as dv
 from simdist.distribute.cross_device_ops import ReductionToOneDevice
 from simdist.distribute.mirrored_strategy import _resolve_devices
-from simdist.distribute.strategy import Strategy, StrategyExtended, _initial_value
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import StrategyExtended, _initial_value
 from simdist.distribute.virtual_devices import resolve_device
 
 __all__ = ["CentralStorageStrategy"]

@@ -37,7 +37,8 @@ from simdist.distribute.cross_device_ops import _check_same, _mean
 from simdist.distribute.cross_worker_ops import CollectiveAllReduce
 from simdist.distribute.mirrored_strategy import MirroredExtended
 from simdist.distribute.reduce_util import ReduceOp
-from simdist.distribute.strategy import Strategy, _initial_value, _replica_tensors
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import _initial_value, _replica_tensors
 from simdist.distribute.values import DistributedValues, Mirrored, PerReplica
 from simdist.distribute.virtual_devices import local_devices
 

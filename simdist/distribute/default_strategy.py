@@ -5,7 +5,8 @@ from __future__ import annotations
 from simdist.core.device import current_device
 from simdist.distribute.cross_device_ops import ReductionToOneDevice
 from simdist.distribute.distribute_lib import ReplicaContext
-from simdist.distribute.strategy import Strategy, StrategyExtended
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import StrategyExtended
 
 __all__ = ["default_strategy"]
 

@@ -8,7 +8,8 @@ from simdist.core.device import device as device_scope
 from simdist.core.variables import VariableSynchronization
 from simdist.distribute import distributed_variables as dv
 from simdist.distribute.cross_device_ops import CrossDeviceOps, NcclAllReduce
-from simdist.distribute.strategy import Strategy, StrategyExtended, _initial_value
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import StrategyExtended, _initial_value
 from simdist.distribute.virtual_devices import local_devices, resolve_device
 
 __all__ = ["MirroredStrategy"]

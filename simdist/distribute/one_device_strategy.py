@@ -6,7 +6,8 @@ import weakref
 
 from simdist.core.device import device as device_scope
 from simdist.distribute.cross_device_ops import ReductionToOneDevice
-from simdist.distribute.strategy import Strategy, StrategyExtended
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import StrategyExtended
 from simdist.distribute.virtual_devices import resolve_device
 
 __all__ = ["OneDeviceStrategy"]

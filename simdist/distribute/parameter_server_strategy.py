@@ -27,7 +27,8 @@ from simdist.distribute.partitioners import shard_offsets
 from simdist.distribute.ps_values import ClusterState, PSVariable
 from simdist.distribute.reduce_util import ReduceOp
 from simdist.distribute.sharded_variable import ShardedVariable
-from simdist.distribute.strategy import Strategy, StrategyExtended
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import StrategyExtended
 from simdist.distribute.values import DistributedValues
 
 __all__ = ["ParameterServerStrategy"]

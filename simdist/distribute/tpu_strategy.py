@@ -46,7 +46,8 @@ from simdist.distribute.distributed_variables import MirroredVariable
 from simdist.distribute.input_context import InputReplicationMode
 from simdist.distribute.mirrored_strategy import MirroredExtended
 from simdist.distribute.reduce_util import ReduceOp
-from simdist.distribute.strategy import Strategy, _replica_tensors
+from simdist.distribute.strategy import Strategy
+from simdist.distribute.strategy_extended import _replica_tensors
 from simdist.distribute.values import DistributedValues
 
 __all__ = ["TPUStrategy", "TPUStrategyV1Alias", "TPUExtended", "RunOptions"]

@@ -91,7 +91,7 @@ def _update_once(strategy, var, slots: dict, update, grad) -> bool:
     """
     from simdist.core.device import device as device_scope
     from simdist.distribute.distributed_variables import MirroredVariable, update_context
-    from simdist.distribute.strategy import StrategyExtended
+    from simdist.distribute.strategy_extended import StrategyExtended
 
     extended = strategy.extended
     if (
