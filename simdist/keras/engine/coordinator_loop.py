@@ -31,7 +31,7 @@ def fit_with_coordinator(
         UnimplementedError: ``validation_data`` (not supported with this strategy here).
     """
     from simdist.distribute.coordinator import ClusterCoordinator
-    from simdist.keras.engine.training_loop import _logs, _run_step, reset_metrics
+    from simdist.keras.engine.train_step import _logs, _run_step, reset_metrics
 
     strategy = model.distribute_strategy
     if steps_per_epoch is None:

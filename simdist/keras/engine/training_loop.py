@@ -13,18 +13,20 @@ sync-on-read and report over all replicas.
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
 from simdist.core import nest
-from simdist.core.context import state
-from simdist.core.function import functions_run_eagerly
-from simdist.core.tape import GradientTape
 from simdist.data.dataset import Dataset
 from simdist.keras.engine import compile_utils
 from simdist.keras.engine.callback_base import CallbackList
 from simdist.keras.engine.data_adapter import DataHandler, unpack
+from simdist.keras.engine.train_step import (
+    _Executions,
+    _logs,
+    _run_step,
+    _step_function,
+    reset_metrics,
+)
 
 __all__ = ["compile", "fit", "evaluate", "predict", "train_on_batch", "test_on_batch"]
 
@@ -79,108 +81,6 @@ def _check_compiled(model, what: str) -> None:
         )
 
 
-# --- one step --------------------------------------------------------------------------------
-def _global_batch(strategy, x) -> int:
-    leaf = nest.flatten(x)[0]
-    local = int(sum(np.shape(c)[0] for c in strategy.experimental_local_results(leaf)))
-    return strategy.extended._host_sum(local)  # every worker's share of the global batch
-
-
-def _run_step(model, batch, training: bool):
-    """One global batch: returns ``(loss as a float, global batch size)``."""
-    strategy = model.distribute_strategy
-    x, y, sw = unpack(batch)
-    if y is None:
-        raise ValueError(
-            "The data has no targets: pass y= (NumPy input) or a dataset of (x, y) pairs."
-        )
-    global_batch = _global_batch(strategy, x)
-    n = strategy.num_replicas_in_sync
-
-    def step(x, y, sw):
-        if training:
-            variables = model.trainable_variables
-            with GradientTape() as tape:
-                y_pred = model(x, training=True)
-                loss = compile_utils.replica_loss(model, y, y_pred, sw, global_batch, n)
-            grads = tape.gradient(loss, variables)
-            model.optimizer.apply_gradients(zip(grads, variables, strict=True))
-        else:
-            y_pred = model(x, training=False)
-            loss = compile_utils.replica_loss(model, y, y_pred, sw, global_batch, n)
-        compile_utils.update_metrics(model, y, y_pred, sw)
-        return loss
-
-    with _step_function(model):
-        per_replica = strategy.run(step, args=(x, y, sw))
-    loss = strategy.reduce("SUM", per_replica, axis=None)
-    return float(np.asarray(loss._value)), global_batch
-
-
-class _Executions:
-    """Batch callbacks per execution of ``steps_per_execution`` steps, as Keras calls them:
-    ``begin(first step)`` before the execution, ``end(last step, logs)`` after it (the last
-    execution of an epoch may be shorter)."""
-
-    def __init__(self, on_begin, on_end, steps_per_execution: int) -> None:
-        self._on_begin, self._on_end = on_begin, on_end
-        self._spe = steps_per_execution
-        self._count = 0  # steps in the open execution
-        self._last_step = None
-
-    def begin(self, step: int) -> None:
-        if self._count == 0:
-            self._on_begin(step)
-
-    def end(self, step: int, logs, last: bool) -> bool:
-        """Count ``step``; close the execution when full or ``last``. Returns whether it
-        closed (the caller checks ``stop_training`` then, as Keras does)."""
-        self._count += 1
-        self._last_step = step
-        if self._count < self._spe and not last:
-            return False
-        self._count = 0
-        self._on_end(step, logs())
-        return True
-
-    def finish(self, logs) -> None:
-        """Close a partial execution left open when the data ran out."""
-        if self._count:
-            self._count = 0
-            self._on_end(self._last_step, logs())
-
-
-@contextlib.contextmanager
-def _step_function(model):
-    """Keras runs each step inside its train/test/predict ``tf.function`` (TPUStrategy
-    requires it) unless the model was compiled with ``run_eagerly=True``."""
-    if getattr(model, "_run_eagerly", False) or functions_run_eagerly():
-        yield
-        return
-    state.function_depth += 1
-    try:
-        yield
-    finally:
-        state.function_depth -= 1
-
-
-def _logs(model, tracker) -> dict:
-    total, count = tracker
-    logs = {"loss": total / count if count else 0.0}
-    for metric in model._compiled_metrics:
-        logs[metric.name] = float(np.asarray(metric.result()._value))
-    return logs
-
-
-def reset_metrics(model) -> None:
-    """Zero the loss tracker and every compiled metric."""
-    if getattr(model, "_is_compiled", False):
-        model._loss_tracker[:] = [0.0, 0.0]
-        for metric in model._compiled_metrics:
-            metric.reset_state()
-
-
-# --- fit ---------------------------------------------------------------------------------------
 def _split_validation(x, y, sample_weight, split: float):
     if isinstance(x, Dataset):
         raise ValueError(
