@@ -53,7 +53,8 @@ class ClusterReport:
         return "\n".join([*lines, "", f"{verdict}. {self.detail}".rstrip()])
 
 
-def _rendezvous(devices_per_worker: int) -> dict:
+def _rendezvous() -> dict:
+    """One task's part: join the strategy, all-reduce the worker index, exchange identities."""
     import simdist as tf
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
@@ -119,7 +120,6 @@ def check_cluster(
             _rendezvous,
             cluster=training,
             devices_per_worker=devices_per_worker,
-            args=(devices_per_worker,),
             timeout=timeout,
         )
         failure = None
