@@ -11,6 +11,7 @@ from simdist.data.options import DistributeOptions as DistributeOptions
 from simdist.data.options import ExternalStatePolicy as ExternalStatePolicy
 from simdist.data.options import OptimizationOptions as OptimizationOptions
 from simdist.data.options import ThreadingOptions as ThreadingOptions
+from simdist.data.transforms import SHARD_HINT as SHARD_HINT
 
 __all__ = [
     "AUTOTUNE",
@@ -18,6 +19,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "AutoShardPolicy",
     "AutotuneOptions",
+    "SHARD_HINT",
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",

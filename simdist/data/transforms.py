@@ -115,13 +115,23 @@ class _SkipDataset(Dataset):
         yield from itertools.islice(source, self._count, None)
 
 
+SHARD_HINT = -1  # ``tf.data.experimental.SHARD_HINT``: "shard here by the worker count"
+
+
 class _ShardDataset(Dataset):
-    """Elements ``index, index + num_shards, ...`` (``Dataset.shard``)."""
+    """Elements ``index, index + num_shards, ...`` (``Dataset.shard``).
+
+    ``shard(SHARD_HINT, i)`` marks where ``AutoShardPolicy.HINT`` shards a distributed
+    pipeline (it becomes ``shard(num_workers, worker_index)``); iterated as it is, it raises
+    TF's ``FailedPreconditionError``.
+    """
 
     def __init__(self, input_dataset: Dataset, num_shards, index) -> None:
         super().__init__((input_dataset,))
         self._num_shards = as_count(num_shards, "num_shards")
         self._index = as_count(index, "index")
+        if self._num_shards == SHARD_HINT:
+            return
         if self._num_shards <= 0:
             raise errors.InvalidArgumentError(
                 f"Number of shards must be greater than zero (currently num_shards = "
@@ -137,12 +147,21 @@ class _ShardDataset(Dataset):
         return self._input_datasets[0].element_spec
 
     def _cardinality(self) -> int:
+        if self._num_shards == SHARD_HINT:
+            return UNKNOWN  # decided by the worker count when distributed
         n = self._input_datasets[0]._cardinality()
         if n in (INFINITE, UNKNOWN):
             return n
         return n // self._num_shards + (1 if self._index < n % self._num_shards else 0)
 
     def _iterate(self):
+        if self._num_shards == SHARD_HINT:
+            raise errors.FailedPreconditionError(
+                "`tf.data.Dataset.shard(SHARD_HINT, ...)` can only be used in "
+                "`tf.distribute.Strategy.experimental_distribute_dataset()` with "
+                "`tf.data.experimental.AutoShardPolicy.HINT` policy, or tf.data service with "
+                "`tf.data.experimental.service.ShardingPolicy.HINT` processing mode."
+            )
         source = self._input_datasets[0]._iterate()
         yield from itertools.islice(source, self._index, None, self._num_shards)
 

@@ -65,7 +65,7 @@ __all__ = [
     "shard_stream",
 ]
 
-SHARD_HINT = -1
+SHARD_HINT = transforms.SHARD_HINT
 _log = logging.getLogger("simdist")
 
 FILE_SHARD_ADVICE = (

@@ -13,7 +13,6 @@ from simdist_reference import sharding as ref
 
 import simdist as tf
 from simdist import errors
-from simdist.data import transforms
 from simdist.data.options import AutoShardPolicy
 from simdist.distribute.auto_shard import SHARD_HINT, auto_shard_dataset, shard_stream
 from simdist.distribute.explain_input import run_input_cluster
@@ -235,10 +234,10 @@ def test_hint_replaces_shard_hint_and_leaves_other_pipelines_alone():
     assert result.policy == P.HINT and result.dataset is ds  # no hint: not sharded (TF)
     everything = [[k] for k in range(10)]  # TF 2.21: sizes [1, 1] on each worker
     assert per_worker(ds, 2) == [everything, everything]
-    # simdist's Dataset.shard does not accept SHARD_HINT yet: place the node by hand.
-    hinted = tf.data.Dataset.range(10).shard(1, 0)
-    hinted._num_shards = SHARD_HINT
-    assert isinstance(hinted, transforms.ShardDataset)
+    hinted = tf.data.Dataset.range(10).shard(tf.data.experimental.SHARD_HINT, 0)
+    assert tf.data.experimental.SHARD_HINT == SHARD_HINT == -1
+    with pytest.raises(errors.FailedPreconditionError, match="AutoShardPolicy.HINT"):
+        list(hinted)  # TF's error outside experimental_distribute_dataset
     ds = with_policy(hinted.batch(2), P.HINT)
     # TF 2.21: range(10).shard(SHARD_HINT, 0).batch(2) over 2 workers x 1 replica.
     assert per_worker(ds, 2) == [[[0], [2], [4], [6], [8]], [[1], [3], [5], [7], [9]]]
