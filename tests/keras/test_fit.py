@@ -189,3 +189,16 @@ def test_errors():
     model.compile("sgd", "mse")
     with pytest.raises(ValueError, match="infinite"):
         model.fit(tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat())
+
+
+@pytest.mark.parametrize("kind,n", [("default", 1), ("mirrored", 2)])
+def test_fit_builds_a_model_without_an_input_shape(kind, n):
+    # Keras builds such a model on its first call, inside the first train step; the step
+    # must take the trainable variables after that call (there are none before it).
+    strategy = _strategy(kind, n)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4, "relu"), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(X, Y, batch_size=8, epochs=2, verbose=0)
+    assert len(model.trainable_variables) == 4
+    assert history.history["loss"][1] < history.history["loss"][0]

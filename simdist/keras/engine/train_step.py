@@ -40,10 +40,10 @@ def _run_step(model, batch, training: bool):
 
     def step(x, y, sw):
         if training:
-            variables = model.trainable_variables
             with GradientTape() as tape:
                 y_pred = model(x, training=True)
                 loss = compile_utils.replica_loss(model, y, y_pred, sw, global_batch, n)
+            variables = model.trainable_variables  # after the call: it may build the model
             grads = tape.gradient(loss, variables)
             model.optimizer.apply_gradients(zip(grads, variables, strict=True))
         else:
