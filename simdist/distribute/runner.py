@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simdist import errors
+from simdist.distribute import replica_affinity
 
 __all__ = ["Collective", "CollectiveMismatchError", "ReplicaRunner", "current_replica"]
 
@@ -68,10 +69,34 @@ class Collective:
         return f"{self.kind}{self.signature}" + (f"[{self.label}]" if self.label else "")
 
 
+class _Signal:
+    """A binary semaphore on one raw lock, for handing the turn between threads.
+
+    ``post`` and ``wait`` are one C call each (``threading.Semaphore`` runs a Condition and
+    a Python loop per hand-off, several per replica per step). At most one signal is ever
+    pending in the hand-off protocol; a second ``post`` before a ``wait`` is a no-op.
+    """
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def post(self) -> None:
+        try:
+            self._lock.release()
+        except RuntimeError:  # already posted
+            pass
+
+    def wait(self, timeout: float = -1) -> bool:
+        return self._lock.acquire(timeout=timeout)
+
+
 class _Replica:
     def __init__(self, replica_id: int) -> None:
         self.id = replica_id
-        self.turn = threading.Semaphore(0)  # coordinator -> replica: your turn
+        self.turn = _Signal()  # coordinator -> replica: your turn
         self.status = "new"  # new | collective | done | error | aborted
         self.value: Any = None  # the return value, the exception, or the Collective
         self.reply: Any = None
@@ -121,8 +146,9 @@ class _PooledThread:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        self._wake = threading.Semaphore(0)
+        self._wake = _Signal()
         self._job: Callable[[], None] | None = None
+        self.cpus: frozenset[int] | None = None  # pinned to (see replica_affinity)
         self.thread = threading.Thread(target=self._loop, name="simdist-pool", daemon=True)
         self.thread.start()
 
@@ -148,11 +174,11 @@ class _PooledThread:
     def submit(self, job: Callable[[], None], name: str) -> None:
         self.thread.name = name
         self._job = job
-        self._wake.release()
+        self._wake.post()
 
     def _loop(self) -> None:
         while True:
-            self._wake.acquire()
+            self._wake.wait()
             job, self._job = self._job, None
             _reset_thread_locals()
             contextvars.Context().run(job)
@@ -191,13 +217,16 @@ class ReplicaRunner:
         """
         self._replicas = [_Replica(i) for i in range(num_replicas)]
         self._setup = setup
-        self._yielded = threading.Semaphore(0)  # replica -> coordinator: I stopped
+        self._yielded = _Signal()  # replica -> coordinator: I stopped
         self._timeout = _timeout() if timeout is None else timeout
         self.noun = noun
 
     # --- replica side ---------------------------------------------------------------------
-    def _body(self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict) -> None:
-        rep.turn.acquire()
+    def _body(
+        self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict, cpus: frozenset | None
+    ) -> None:
+        rep.turn.wait()
+        rep.worker.cpus = replica_affinity.repin(rep.worker.cpus, cpus)
         teardown = None
         try:
             if rep.abort:
@@ -218,7 +247,7 @@ class ReplicaRunner:
             _local.replica = None
             rep.finished = True
             rep.worker.give_back()
-            self._yielded.release()
+            self._yielded.post()
 
     def collective(self, call: Collective) -> Any:
         """Called on a replica thread: wait until every replica arrives; return our reply."""
@@ -231,8 +260,8 @@ class ReplicaRunner:
         rep.num_calls += 1
         rep.value = call
         rep.status = "collective"
-        self._yielded.release()
-        rep.turn.acquire()
+        self._yielded.post()
+        rep.turn.wait()
         if rep.abort:
             raise _ReplicaAborted()
         reply, rep.reply = rep.reply, None
@@ -241,10 +270,11 @@ class ReplicaRunner:
     # --- coordinator side -----------------------------------------------------------------
     def run(self, fn: Callable, per_replica_args: list[tuple[tuple, dict]]) -> list:
         """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
+        cpus = replica_affinity.run_cpu()  # one CPU for all: see replica_affinity
         for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
             rep.worker = _PooledThread.take()
             rep.worker.submit(
-                lambda rep=rep, args=args, kwargs=kwargs: self._body(rep, fn, args, kwargs),
+                lambda rep=rep, args=args, kwargs=kwargs: self._body(rep, fn, args, kwargs, cpus),
                 f"simdist-{self.noun}-{rep.id}",
             )
         try:
@@ -254,8 +284,8 @@ class ReplicaRunner:
 
     def _resume(self, rep: _Replica) -> None:
         rep.running = True
-        rep.turn.release()
-        if self._yielded.acquire(timeout=self._timeout):
+        rep.turn.post()
+        if self._yielded.wait(timeout=self._timeout):
             rep.running = False
         else:
             waiting = [r.id for r in self._replicas if r.status == "collective"]
@@ -332,8 +362,8 @@ class ReplicaRunner:
                 continue
             if rep.status in ("new", "collective"):
                 rep.abort = True
-                rep.turn.release()
-                self._yielded.acquire(timeout=self._timeout)
+                rep.turn.post()
+                self._yielded.wait(timeout=self._timeout)
 
 
 def _tag(exc: BaseException, replica_id: int, num_replicas: int, noun: str = "replica") -> None:

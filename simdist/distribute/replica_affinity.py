@@ -1,0 +1,63 @@
+"""All replica threads of one run share one CPU: the one their coordinator is running on.
+
+Only one replica thread runs at a time (the runner hands the turn around), so keeping them
+on one CPU costs no parallelism. It matters for the BLAS library's worker threads: when the
+turn passes to another replica thread, Linux often wakes that thread on the CPU where a BLAS
+worker is waiting, and the next matrix product then runs both halves on one CPU. On the
+2-core machines we measure on, that made the seeds' CNN at 4 virtual replicas 28 % slower
+(``scenarios/bench_training.py``); a single caller thread never pays it.
+
+The CPU is chosen at the start of each run (the one the caller is on at that moment, so two
+processes rarely pick the same one) and set on each replica thread when it gets its first
+turn; a pooled thread keeps it until a run wants another (threads a replica function starts
+inherit it). Linux only (``sched_setaffinity`` on a thread);
+elsewhere, or with ``SIMDIST_PIN_REPLICA_THREADS=0``, nothing is pinned. Results never
+depend on it.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["run_cpu", "repin"]
+
+_SUPPORTED = hasattr(os, "sched_setaffinity") and os.path.exists("/proc/thread-self/stat")
+_PROCESS_CPUS = frozenset(os.sched_getaffinity(0)) if _SUPPORTED else frozenset()
+
+
+def _enabled() -> bool:
+    raw = os.environ.get("SIMDIST_PIN_REPLICA_THREADS", "1")
+    if raw not in ("0", "1"):
+        raise ValueError(f"SIMDIST_PIN_REPLICA_THREADS={raw!r} must be 0 or 1.")
+    return raw == "1" and _SUPPORTED and len(_PROCESS_CPUS) > 1
+
+
+def _current_cpu() -> int | None:
+    """The CPU this thread runs on (field 39 of ``/proc/thread-self/stat``), or None."""
+    try:
+        with open("/proc/thread-self/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return int(fields[36])  # fields[0] is field 3 (the state)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def run_cpu() -> frozenset[int] | None:
+    """The CPU set for the replica threads of a run starting now, or None (do not pin)."""
+    if not _enabled():
+        return None
+    cpu = _current_cpu()
+    return frozenset((cpu,)) if cpu in _PROCESS_CPUS else None
+
+
+def repin(current: frozenset[int] | None, wanted: frozenset[int] | None):
+    """Move the calling thread from the CPUs it is pinned to (``current``; None: every CPU
+    of the process) to ``wanted``; returns what it is pinned to now. A pooled replica
+    thread keeps its CPU between runs, so a run on the same CPU makes no system call."""
+    if wanted == current:
+        return current
+    try:
+        os.sched_setaffinity(0, _PROCESS_CPUS if wanted is None else wanted)
+    except OSError:  # the CPU went offline, or a cgroup forbids it: run unpinned
+        return current
+    return wanted
