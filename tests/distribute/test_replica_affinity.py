@@ -55,7 +55,8 @@ def test_results_are_the_same_bits_pinned_or_not(monkeypatch):
         tf.random.set_seed(3)
         strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
         with strategy.scope():
-            model = tf.keras.Sequential([tf.keras.layers.Dense(8, "relu"), tf.keras.layers.Dense(2)])
+            layers = [tf.keras.layers.Dense(8, "relu"), tf.keras.layers.Dense(2)]
+            model = tf.keras.Sequential(layers)
             model.compile(optimizer="adam", loss="mse")
         x = np.random.default_rng(0).standard_normal((32, 4)).astype(np.float32)
         model.fit(x, x[:, :2], batch_size=8, epochs=2, verbose=0)
