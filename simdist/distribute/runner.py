@@ -103,7 +103,8 @@ class _Replica:
         self.abort = False
         self.calls: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self.num_calls = 0
-        self.worker: _PooledThread | None = None
+        self.worker: _PooledThread | None = None  # taken when it first gets the turn
+        self.start: Callable[[], None] | None = None  # its body, for that first turn
         self.finished = False  # its body has returned (its thread went back to the pool)
         self.running = False  # it has the turn (a stuck replica keeps it after a timeout)
 
@@ -169,7 +170,8 @@ class _PooledThread:
 
     def give_back(self) -> None:
         with self._lock:
-            self._idle.append(self)
+            if not any(t is self for t in self._idle):  # the run and a late body may both try
+                self._idle.append(self)
 
     def submit(self, job: Callable[[], None], name: str) -> None:
         self.thread.name = name
@@ -225,7 +227,7 @@ class ReplicaRunner:
     def _body(
         self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict, cpus: frozenset | None
     ) -> None:
-        rep.turn.wait()
+        # Submitted when the replica first gets the turn: it holds the turn from the start.
         rep.worker.cpus = replica_affinity.repin(rep.worker.cpus, cpus)
         teardown = None
         try:
@@ -246,7 +248,8 @@ class ReplicaRunner:
                 teardown()
             _local.replica = None
             rep.finished = True
-            rep.worker.give_back()
+            if rep.abort:  # the run ended without it (a deadline): nobody else returns it
+                rep.worker.give_back()
             self._yielded.post()
 
     def collective(self, call: Collective) -> Any:
@@ -272,19 +275,26 @@ class ReplicaRunner:
         """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
         cpus = replica_affinity.run_cpu()  # one CPU for all: see replica_affinity
         for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
-            rep.worker = _PooledThread.take()
-            rep.worker.submit(
-                lambda rep=rep, args=args, kwargs=kwargs: self._body(rep, fn, args, kwargs, cpus),
-                f"simdist-{self.noun}-{rep.id}",
+            rep.start = lambda rep=rep, args=args, kwargs=kwargs: self._body(
+                rep, fn, args, kwargs, cpus
             )
         try:
             return self._coordinate()
         finally:
             self._stop_all()
+            # Threads go back to the pool when the run ends, not when a body returns: every
+            # replica of a run has a thread of its own, as in TF.
+            for rep in self._replicas:
+                if rep.worker is not None and rep.finished:
+                    rep.worker.give_back()
 
     def _resume(self, rep: _Replica) -> None:
         rep.running = True
-        rep.turn.post()
+        if rep.worker is None:  # its first turn: a pooled thread starts its body (one wake)
+            rep.worker = _PooledThread.take()
+            rep.worker.submit(rep.start, f"simdist-{self.noun}-{rep.id}")
+        else:
+            rep.turn.post()
         if self._yielded.wait(timeout=self._timeout):
             rep.running = False
         else:
