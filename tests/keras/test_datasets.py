@@ -129,3 +129,17 @@ def test_read_idx_round_trip_any_shape(tmp_path):
     array = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
     (tmp_path / "a.idx").write_bytes(idx_bytes(array))
     np.testing.assert_array_equal(_idx.read_idx(str(tmp_path / "a.idx"), 3), array)
+
+
+def test_the_system_data_set_folder_is_searched_after_the_keras_cache(tmp_path, monkeypatch):
+    # Debian's dataset-fashion-mnist package installs /usr/share/datasets/fashion-mnist.
+    from simdist.keras.datasets import _idx
+
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "empty"))
+    monkeypatch.setattr(_idx, "SYSTEM_DATASETS", str(tmp_path / "system"))
+    arrays = write_set(tmp_path / "system" / "fashion-mnist")
+    (_, y_train), _ = fashion_mnist.load_data()
+    np.testing.assert_array_equal(y_train, arrays["train-labels-idx1-ubyte"])
+    monkeypatch.setattr(_idx, "SYSTEM_DATASETS", str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="apt-get install dataset-fashion-mnist"):
+        fashion_mnist.load_data()

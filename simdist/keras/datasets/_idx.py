@@ -76,11 +76,21 @@ def read_idx(path: str, ndim: int) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(dims).copy()
 
 
+# Where Debian's data set packages put their files (``apt-get install dataset-fashion-mnist``
+# installs /usr/share/datasets/fashion-mnist/*.gz).
+SYSTEM_DATASETS = "/usr/share/datasets"
+
+
 def cache_dirs(subdir: str) -> list[str]:
-    """Where Keras keeps downloaded data sets: ``$KERAS_HOME/datasets`` (default
-    ``~/.keras/datasets``), and ``/tmp/.keras/datasets`` (Keras's fallback), each + ``subdir``."""
+    """Where data sets are looked for, each + ``subdir``: Keras's cache ``$KERAS_HOME/datasets``
+    (default ``~/.keras/datasets``), Keras's fallback ``/tmp/.keras/datasets``, then the
+    system's data set folder (:data:`SYSTEM_DATASETS`, filled by Debian packages)."""
     home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
-    roots = [os.path.join(home, "datasets"), os.path.join("/tmp", ".keras", "datasets")]
+    roots = [
+        os.path.join(home, "datasets"),
+        os.path.join("/tmp", ".keras", "datasets"),
+        SYSTEM_DATASETS,
+    ]
     return [os.path.join(root, subdir) for root in dict.fromkeys(roots)]
 
 

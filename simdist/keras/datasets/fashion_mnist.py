@@ -3,7 +3,9 @@
 70,000 28x28 grayscale images of 10 clothing classes (60,000 train, 10,000 test), by Zalando
 Research, MIT licence: https://github.com/zalandoresearch/fashion-mnist . simdist does not
 download it; put the four ``.gz`` files in ``~/.keras/datasets/fashion-mnist/`` (where Keras
-caches them) or pass their folder as ``path``.
+caches them), pass their folder as ``path``, or on Debian and Ubuntu install the package
+``dataset-fashion-mnist`` (it puts them in ``/usr/share/datasets/fashion-mnist``, which is
+searched too).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ def load_data(path=None):
         path: a folder holding ``train-images-idx3-ubyte.gz``, ``train-labels-idx1-ubyte.gz``,
             ``t10k-images-idx3-ubyte.gz`` and ``t10k-labels-idx1-ubyte.gz`` (or the same
             names unpacked, without ``.gz``). Default: Keras's cache folder,
-            ``$KERAS_HOME/datasets/fashion-mnist`` (``~/.keras/datasets/fashion-mnist``).
+            ``$KERAS_HOME/datasets/fashion-mnist`` (``~/.keras/datasets/fashion-mnist``),
+            then ``/usr/share/datasets/fashion-mnist`` (Debian's ``dataset-fashion-mnist``).
 
     Returns:
         uint8 arrays: ``x_train`` (60000, 28, 28), ``y_train`` (60000,), ``x_test``
@@ -36,7 +39,10 @@ def load_data(path=None):
     """
     folder, searched = _idx.find_folder(path, CACHE_SUBDIR)
     if folder is None:
-        raise FileNotFoundError(missing_message("Fashion-MNIST", searched, SOURCE_URL))
+        raise FileNotFoundError(
+            missing_message("Fashion-MNIST", searched, SOURCE_URL)
+            + " On Debian or Ubuntu, `apt-get install dataset-fashion-mnist` installs them."
+        )
     return _idx.load_idx_split(folder)
 
 
