@@ -1,8 +1,9 @@
 """The replica runner: ``strategy.run`` as N replica threads in lockstep, never a hang.
 
 Each replica runs the step function on a thread of its own (with its own device scope,
-tapes, replica context and random stream; threads are pooled across runs and start each
-run with fresh thread-local state), but only one replica runs at a time: the
+tapes, replica context and random stream; threads are pooled across runs, start each run
+with fresh thread-local state, and share one CPU during a run: see ``replica_affinity``),
+but only one replica runs at a time: the
 coordinator (the caller's thread) hands the turn to replica 0, which runs until it reaches a
 collective or returns; then replica 1; and so on. When every replica waits in a collective,
 the coordinator checks they all called the same one, computes it once in replica order, and
