@@ -138,6 +138,9 @@ def map_structure(func: Callable, *structures: Any) -> Any:
     """Apply ``func`` leaf-wise over structures of the same shape."""
     if not structures:
         raise ValueError("map_structure needs at least one structure.")
+    if len(structures) == 1 and not is_nested(structures[0]):
+        # One leaf (a layer's single input tensor): what flatten + pack would give back.
+        return func(structures[0])
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
     flats = [flatten(s) for s in structures]

@@ -48,7 +48,10 @@ class _Node:
         self.name = name
         self.input_ids = input_ids
         self.output_ids = output_ids
-        self.output_meta = output_meta  # (shape, numpy dtype) per output, to build zeros
+        # (shape, numpy dtype) per output, to build zeros for the outputs that got no
+        # gradient; None for a one-output op (the backward walk skips it when its one output
+        # has no gradient, so it never needs zeros).
+        self.output_meta = output_meta
         self.vjps = vjps  # one per input, or None when ``joint`` computes them all at once
         self.joint = joint
 
@@ -91,26 +94,28 @@ def record_joint(
 
 
 def _record(name, inputs, outputs, vjps, joint) -> None:
-    input_ids = tuple(t._id for t in inputs)
+    input_ids = tuple([t._id for t in inputs])
     node = None
     for tape in state.tapes:
         if not tape._recording:
             continue
         watched = tape._watched
-        if not any(i in watched for i in input_ids):
+        if watched.isdisjoint(input_ids):  # no input is watched by this tape
             continue
         if node is None:
             node = _Node(
                 name,
                 input_ids,
-                tuple(t._id for t in outputs),
-                tuple((t._value.shape, t._value.dtype) for t in outputs),
+                tuple([t._id for t in outputs]),
+                tuple([(t._value.shape, t._value.dtype) for t in outputs])
+                if len(outputs) > 1
+                else None,
                 vjps,
                 joint,
             )
         tape._nodes.append(node)
         for out in outputs:
-            if _is_differentiable(out._dtype):
+            if out._dtype.is_floating:  # _is_differentiable, inlined: once per op output
                 watched.add(out._id)
 
 
@@ -260,13 +265,14 @@ class GradientTape:
 
         computed = self._backward(grads, set(source_ids))
         results = []
-        for s in flat_sources:
-            g = computed.get(s._id)
-            if not _is_differentiable(s.dtype):
+        for s, s_id in zip(flat_sources, source_ids, strict=True):
+            g = computed.get(s_id)  # the id read above: a mirrored variable's id costs a lookup
+            dtype = s.dtype
+            if not _is_differentiable(dtype):
                 g = None
             elif g is None and unconnected is UnconnectedGradients.ZERO:
-                g = np.zeros(tuple(s.shape), s.dtype.as_numpy_dtype)
-            results.append(None if g is None else make_tensor(g, s.dtype, s.device))
+                g = np.zeros(tuple(s.shape), dtype.as_numpy_dtype)
+            results.append(None if g is None else make_tensor(g, dtype, s.device))
         self._guard_outer_tapes(targets, [r for r in results if r is not None])
         profile_hook.gradient_done()
         return nest.pack_sequence_as(sources, results)
@@ -276,33 +282,40 @@ class GradientTape:
         reaches = set(source_ids)
         relevant = []
         for node in self._nodes:
-            if any(i in reaches for i in node.input_ids):
+            if not reaches.isdisjoint(node.input_ids):
                 reaches.update(node.output_ids)
                 relevant.append(node)
         keep = source_ids
         for node in reversed(relevant):
-            dys = [grads.get(o) for o in node.output_ids]
-            if all(d is None for d in dys):
-                continue
-            dys = [
-                np.zeros(shape, dtype) if d is None else d
-                for d, (shape, dtype) in zip(dys, node.output_meta, strict=True)
-            ]
-            if node.joint is not None:
-                wanted = tuple(i in reaches for i in node.input_ids)
-                pulled = zip(node.input_ids, node.joint(wanted, *dys), strict=True)
+            output_ids = node.output_ids
+            if len(output_ids) == 1:  # most ops: one output, no zeros to build
+                dy = grads.get(output_ids[0])
+                if dy is None:
+                    continue
+                dys = (dy,)
             else:
-                pulled = (
-                    (in_id, vjp(*dys))
-                    for in_id, vjp in zip(node.input_ids, node.vjps, strict=True)
-                    if vjp is not None and in_id in reaches
-                )
-            for in_id, g in pulled:
+                dys = [grads.get(o) for o in output_ids]
+                if all(d is None for d in dys):
+                    continue
+                dys = [
+                    np.zeros(shape, dtype) if d is None else d
+                    for d, (shape, dtype) in zip(dys, node.output_meta, strict=True)
+                ]
+            input_ids = node.input_ids
+            if node.joint is not None:
+                wanted = tuple([i in reaches for i in input_ids])
+                pulled = node.joint(wanted, *dys)
+            else:
+                pulled = [
+                    vjp(*dys) if vjp is not None and in_id in reaches else None
+                    for in_id, vjp in zip(input_ids, node.vjps, strict=True)
+                ]
+            for in_id, g in zip(input_ids, pulled, strict=True):
                 if g is None:
                     continue
                 prev = grads.get(in_id)
                 grads[in_id] = g if prev is None else prev + g
-            for o in node.output_ids:  # every consumer is done: free the memory
+            for o in output_ids:  # every consumer is done: free the memory
                 if o not in keep:
                     grads.pop(o, None)
         return grads

@@ -22,6 +22,13 @@ def as_tensors(op_name: str, *values) -> list[Tensor]:
         InvalidArgumentError: two tensor inputs have different dtypes.
         TypeError: a Python value that the tensors' dtype cannot hold (``1.5`` for int32).
     """
+    if all(type(v) is Tensor or hasattr(v, "_to_tensor") for v in values):
+        # Fast path (a layer's input and its variables): tensors pass through and variables
+        # are read, as convert_to_tensor does below for them; no dtype is imposed on either,
+        # so only the dtype check remains (the general path would read the anchor twice).
+        tensors = [v if type(v) is Tensor else v._to_tensor(None) for v in values]
+        check_same_dtype(op_name, *tensors)
+        return tensors
     anchor = next((v for v in values if isinstance(v, Tensor) or hasattr(v, "_to_tensor")), None)
     if anchor is None:
         # As TF's eager ops: the first value fixes the dtype of the others.
@@ -55,6 +62,8 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def int_list(value, what: str) -> list[int]:
     """A list of Python ints from an int, list, tuple, TensorShape or integer tensor."""
+    if type(value) in (list, tuple) and all(type(v) is int for v in value):
+        return list(value)  # already plain ints (a layer's reshape): nothing to convert
     if isinstance(value, Tensor) or hasattr(value, "_to_tensor"):
         arr = convert_to_tensor(value)._value
     else:

@@ -9,6 +9,7 @@ reaches every op of TF's array namespace.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -62,7 +63,7 @@ def reshape(tensor, shape, name=None) -> Tensor:
         raise errors.InvalidArgumentError(
             f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]} [Op:Reshape]."
         )
-    known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+    known = math.prod([d for d in dims if d != -1])  # Python ints: exact, no NumPy call
     if any(d < -1 for d in dims):
         raise errors.InvalidArgumentError(f"Size values must be >= -1, got {dims} [Op:Reshape].")
     if unknown:

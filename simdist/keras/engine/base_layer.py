@@ -192,8 +192,21 @@ class Layer(AutoTrackable):
     def trainable_weights(self) -> list:
         if not self._trainable:
             return []
-        children = [w for layer in self._direct_sublayers() for w in layer.trainable_weights]
-        return dedup(self._trainable_weights + children)
+        out: list = []
+        self._gather_trainable_weights(out)
+        return dedup(out)
+
+    def _gather_trainable_weights(self, out: list) -> None:
+        """Append own trainable weights, then each sub-layer's, depth first, repeats kept.
+
+        One ``dedup`` of the result keeps the first occurrences a ``dedup`` per level would.
+        A sub-layer whose class overrides ``trainable_weights`` is asked through it."""
+        out.extend(self._trainable_weights)
+        for layer in self._direct_sublayers():
+            if getattr(type(layer), "trainable_weights", None) is not _TRAINABLE_WEIGHTS:
+                out.extend(layer.trainable_weights)
+            elif layer._trainable:
+                layer._gather_trainable_weights(out)
 
     @property
     def non_trainable_weights(self) -> list:
@@ -304,6 +317,11 @@ class Layer(AutoTrackable):
             object.__setattr__(self, "_initial_weights", None)
 
     def _convert_inputs(self, inputs):
+        if type(inputs) is Tensor and inputs._dtype._name == self._dtype:
+            # One tensor already of the layer's dtype (a model's inner layers): convert
+            # below would return it unchanged (no NumPy conversion, no autocast).
+            return inputs
+
         def convert(x):
             if isinstance(x, (np.ndarray, np.generic, float, int)) and not isinstance(x, bool):
                 x = convert_to_tensor(x)
@@ -377,3 +395,6 @@ class Layer(AutoTrackable):
     @classmethod
     def from_config(cls, config: dict):
         return cls(**config)
+
+
+_TRAINABLE_WEIGHTS = Layer.__dict__["trainable_weights"]  # the property, to spot overrides

@@ -38,12 +38,19 @@ def dedup(items: list) -> list:
     return out
 
 
+# Values that are never trackable and hold nothing: leaves() skips them with one lookup
+# (layers keep tuples of ints such as kernel_size among their tracked attributes).
+_PLAIN_TYPES = frozenset({int, float, bool, str, bytes, type(None)})
+
+
 def leaves(value) -> list:
     """Trackables and variables inside ``value`` (lists/tuples in order, dicts by key)."""
     out = []
     stack = [value]
     while stack:
         item = stack.pop()
+        if type(item) in _PLAIN_TYPES:
+            continue
         if isinstance(item, dict):
             try:
                 keys = sorted(item)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-__all__ = ["check_input", "positive_int", "int_pair", "padding_name"]
+from simdist.core.tensor import Tensor
+
+__all__ = ["check_input", "positive_int", "int_pair", "padding_name", "static_shape"]
+
+
+def static_shape(inputs) -> tuple:
+    """``tuple(inputs.shape)``; for a tensor read straight from its array (no TensorShape)."""
+    return inputs._value.shape if type(inputs) is Tensor else tuple(inputs.shape)
 
 
 def check_input(layer, inputs, min_ndim=None, ndim=None, axes=None) -> None:
     """Raise ValueError when ``inputs`` does not fit what ``layer`` was built for."""
-    shape = tuple(inputs.shape)
+    shape = static_shape(inputs)
     if ndim is not None and len(shape) != ndim:
         raise ValueError(
             f'Input 0 of layer "{layer.name}" is incompatible with the layer: expected '

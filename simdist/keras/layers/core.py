@@ -9,7 +9,7 @@ from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras import activations, initializers
 from simdist.keras.engine.base_layer import Layer
-from simdist.keras.layers._checks import check_input, positive_int
+from simdist.keras.layers._checks import check_input, positive_int, static_shape
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
 
 __all__ = ["Dense", "Flatten", "Dropout", "Activation", "ReLU"]
@@ -79,7 +79,7 @@ class Dense(Layer):
     def call(self, inputs) -> Tensor:
         check_input(self, inputs, min_ndim=2, axes={-1: self._last_dim})
         fused = fused_activation(self.activation)
-        if inputs.shape.rank == 2:  # matmul + bias_add (+ relu) as one fused op
+        if len(static_shape(inputs)) == 2:  # matmul + bias_add (+ relu) as one fused op
             outputs = fused_ops.dense_bias_activation(
                 inputs,
                 self.kernel,
@@ -117,9 +117,10 @@ class Flatten(Layer):
             raise NotImplementedError("simdist's Flatten supports channels_last data only.")
 
     def call(self, inputs) -> Tensor:
-        if inputs.shape.rank == 1:
+        shape = static_shape(inputs)
+        if len(shape) == 1:
             return array_ops.expand_dims(inputs, 1)
-        return array_ops.reshape(inputs, [inputs.shape[0], -1])
+        return array_ops.reshape(inputs, [shape[0], -1])
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": "channels_last"}
