@@ -13,6 +13,14 @@ additions (documented there) decides the rounding, bit-identically on every run:
   replica order on one device, then copied back.
 
 MEAN is the SUM divided by the replica count (TF's true division for integers: float64).
+
+A batch of reductions (a step's gradients, ``batch_reduce_to``) goes as TF sends it:
+``NcclAllReduce`` and ``HierarchicalCopyAllReduce`` with ``num_packs`` > 0 concatenate the
+values of each dtype into one flat buffer per replica, split it into ``num_packs`` packs
+(the last takes the remainder) and all-reduce each pack; with ``num_packs=0``, and for
+``ReductionToOneDevice``, each value is reduced on its own. Packing changes which algorithm
+a message size selects and where ring chunks fall, so it changes rounding (within what any
+order of additions gives), never which values are added.
 """
 
 from __future__ import annotations
@@ -73,14 +81,67 @@ def reduce_arrays(
     return _mean(total, len(arrays)) if reduce_op is ReduceOp.MEAN else total
 
 
+def _packed_reduce(
+    op: ReduceOp, values: list[list[np.ndarray]], num_packs: int, sum_arrays
+) -> list[np.ndarray]:
+    """``values[i][r]``: value i of replica r. Per dtype: concatenate, split into
+    ``num_packs`` packs, all-reduce each (``sum_arrays(arrays)``), cut the sums back into
+    the values' shapes."""
+    for arrays in values:
+        _check_same(arrays)
+    results: list = [None] * len(values)
+    by_dtype: dict[str, list[int]] = {}
+    for i, arrays in enumerate(values):
+        by_dtype.setdefault(arrays[0].dtype.str, []).append(i)
+    replicas = len(values[0])
+    for indices in by_dtype.values():
+        flats = [
+            np.concatenate([values[i][r].reshape(-1) for i in indices]) for r in range(replicas)
+        ]
+        total_size = flats[0].size
+        split = total_size // num_packs
+        bounds = [k * split for k in range(num_packs)] + [total_size]
+        # Packs with no elements (fewer elements than packs) send nothing.
+        packs = [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+        sums = [sum_arrays([f[a:b] for f in flats]) for a, b in packs]
+        if len(sums) == 1:
+            total = sums[0]
+        else:
+            total = np.concatenate(sums) if sums else flats[0]  # every value empty
+        offset = 0
+        for i in indices:
+            shape, size = values[i][0].shape, values[i][0].size
+            part = total[offset : offset + size].reshape(shape)
+            offset += size
+            results[i] = _mean(part, replicas) if op is ReduceOp.MEAN else part
+    return results
+
+
 class CrossDeviceOps:
     """Base of the cross-device reduction strategies a ``MirroredStrategy`` can use."""
 
     _algorithm: str | None = "reduce_broadcast"
+    num_packs = 0  # no packing: each value of a batch is reduced on its own
 
     def reduce_arrays(self, reduce_op, arrays: list[np.ndarray]) -> np.ndarray:
         """Reduce one array per replica (replica order) to one array with this op's algorithm."""
         return reduce_arrays(ReduceOp.from_value(reduce_op), arrays, self._algorithm)
+
+    def batch_reduce_arrays(self, reduce_op, values: list[list[np.ndarray]]) -> list[np.ndarray]:
+        """Reduce several values at once (``values[i]``: value i's array on each replica).
+
+        Packs them as TF does when ``num_packs`` > 0 (see the module docstring); the
+        results are in the order of ``values``.
+
+        Raises:
+            InvalidArgumentError: a value's arrays differ in shape or dtype across replicas.
+        """
+        op = ReduceOp.from_value(reduce_op)
+        if self.num_packs > 0 and values:
+            return _packed_reduce(
+                op, values, self.num_packs, lambda arrays: self.reduce_arrays(ReduceOp.SUM, arrays)
+            )
+        return [self.reduce_arrays(op, arrays) for arrays in values]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -148,8 +148,28 @@ class StrategyExtended(abc.ABC):
         return outs[0] if len(outs) == 1 else Mirrored(outs)
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None) -> list:
-        """``reduce_to`` for each ``(value, destinations)`` pair, in order."""
-        return [self.reduce_to(reduce_op, v, d, options) for v, d in value_destination_pairs]
+        """``reduce_to`` for each ``(value, destinations)`` pair, in order.
+
+        When every value is distributed and all go to the same devices (a step's gradients
+        for mirrored variables), they are reduced together by the cross-device ops'
+        ``batch_reduce_arrays``, which packs them as TF does; otherwise one by one.
+        """
+        op = ReduceOp.from_value(reduce_op)
+        pairs = list(value_destination_pairs)
+        distributed = (DistributedValues, dv.DistributedVariable)
+        if len(pairs) < 2 or not all(isinstance(v, distributed) for v, _ in pairs):
+            return [self.reduce_to(op, v, d, options) for v, d in pairs]
+        devices = [self._destination_devices(d) for _, d in pairs]
+        if any(d != devices[0] for d in devices[1:]):
+            return [self.reduce_to(op, v, d, options) for v, d in pairs]
+        n = self._num_local_replicas
+        values = [[t._value for t in _replica_tensors(v, n)] for v, _ in pairs]
+        reduced = self._cross_device_ops_impl.batch_reduce_arrays(op, values)
+        outs = []
+        for array in reduced:
+            copies = [make_tensor(array, None, d) for d in devices[0]]
+            outs.append(copies[0] if len(copies) == 1 else Mirrored(copies))
+        return outs
 
     def update(self, var, fn: Callable, args=(), kwargs=None, group: bool = True):
         """Run ``fn(component, *args_i, **kwargs_i)`` for each copy of ``var`` on its device.

@@ -60,13 +60,13 @@ def profiled(request):
     return n, model, prof, prof.report()
 
 
-def test_one_all_reduce_per_gradient_with_the_gradient_bytes(profiled):
+def test_one_packed_all_reduce_per_step_with_the_gradient_bytes(profiled):
     n, model, prof, _ = profiled
     assert len(prof.steps) == 2
     for step in prof.steps:
         reduces = [r for r in step.items if isinstance(r, CollectiveRecord)]
-        # batch_reduce_to reduces each gradient on its own (no packing)
-        assert [r.nbytes for r in reduces] == [4 * s for s in _gradient_sizes(model)]
+        # NcclAllReduce(num_packs=1), TF's default: the step's gradients in one pack
+        assert [r.nbytes for r in reduces] == [4 * sum(_gradient_sizes(model))]
         assert sum(r.nbytes for r in reduces) == 4 * sum(_gradient_sizes(model))
         assert {(r.kind, r.num_replicas, r.dtype, r.algorithm) for r in reduces} == {
             ("all_reduce", n, "float32", None)  # NcclAllReduce: the selector decides
@@ -78,10 +78,8 @@ def test_one_all_reduce_per_gradient_with_the_gradient_bytes(profiled):
 def test_comm_time_is_the_price_of_the_recorded_all_reduces(profiled):
     n, model, _, report = profiled
     topology = sim.get_topology("dgx-h100")
-    expected = sum(
-        price_collective("all_reduce", "auto", n, 4 * s, topology, itemsize=4).time
-        for s in _gradient_sizes(model)
-    )
+    packed = 4 * sum(_gradient_sizes(model))  # one pack: one latency term, not one per gradient
+    expected = price_collective("all_reduce", "auto", n, packed, topology, itemsize=4).time
     for step in report.steps:
         assert step.comm_time == pytest.approx(expected, rel=1e-12)
         assert step.step_time > 0
