@@ -9,6 +9,7 @@ left) and the larger half after. Explicit padding is a list of 4 ``[before, afte
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -43,6 +44,11 @@ def normalize_pair(value, name: str, data_format: str = "NHWC") -> tuple[int, in
         ValueError: a list of another length, or a value below 1.
         UnimplementedError: a 4-list with a batch or channel entry other than 1.
     """
+    # The common cases (a Keras layer's int or (height, width) tuple): what the rest gives.
+    if type(value) is int and value >= 1:
+        return (value, value)
+    if type(value) is tuple and len(value) == 2 and all(type(v) is int and v >= 1 for v in value):
+        return value
     if isinstance(value, (int, np.integer)):
         values = [int(value)]
     else:
@@ -106,11 +112,25 @@ def resolve_padding(
             raise errors.InvalidArgumentError(
                 f'padding must be "SAME" or "VALID" (upper case), got {padding!r}.'
             )
-        explicit = None
-    elif allow_explicit:
+        # Every step of a training loop asks the same: the named cases are remembered.
+        return _named_padding(
+            padding, tuple(sizes), tuple(kernel), tuple(strides), tuple(dilations)
+        )
+    if allow_explicit:
         explicit = _explicit_pairs(padding, data_format)
     else:
         raise errors.InvalidArgumentError(f'padding must be "SAME" or "VALID", got {padding!r}.')
+    return _axes(padding, sizes, kernel, strides, dilations, explicit)
+
+
+@functools.lru_cache(maxsize=256)
+def _named_padding(padding: str, sizes, kernel, strides, dilations) -> tuple[Axis, Axis]:
+    """``resolve_padding`` for "SAME"/"VALID" (its inputs are ints: cacheable, and the
+    frozen ``Axis`` results are safe to share)."""
+    return _axes(padding, sizes, kernel, strides, dilations, None)
+
+
+def _axes(padding, sizes, kernel, strides, dilations, explicit) -> tuple[Axis, Axis]:
     axes = []
     for i in range(2):
         size, k, s, d = sizes[i], kernel[i], strides[i], dilations[i]
