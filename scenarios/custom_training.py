@@ -15,7 +15,8 @@ and the predicted weak scaling on it (``simdist.cost.scaling_table``).
 
 Data: ``synthetic`` (default; ``simdist.sim.load_synthetic_digits``, generated, no
 download) or ``fashion_mnist`` (``tf.keras.datasets.fashion_mnist.load_data``: the four IDX
-files must be on disk, in ``--data-dir`` or ``~/.keras/datasets/fashion-mnist``).
+files must be on disk, in ``--data-dir``, ``~/.keras/datasets/fashion-mnist`` or
+``/usr/share/datasets/fashion-mnist``, where Debian's ``dataset-fashion-mnist`` puts them).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """keras.datasets loaders on small IDX files written by the tests (nothing is downloaded)."""
 
 import gzip
+import os
 import struct
 
 import numpy as np
@@ -143,3 +144,20 @@ def test_the_system_data_set_folder_is_searched_after_the_keras_cache(tmp_path, 
     monkeypatch.setattr(_idx, "SYSTEM_DATASETS", str(tmp_path / "nowhere"))
     with pytest.raises(FileNotFoundError, match="apt-get install dataset-fashion-mnist"):
         fashion_mnist.load_data()
+
+
+_DEBIAN_FASHION = "/usr/share/datasets/fashion-mnist"
+
+
+@pytest.mark.skipif(
+    not os.path.isdir(_DEBIAN_FASHION),
+    reason="the real Fashion-MNIST files are not installed here (Debian: apt-get install "
+    "dataset-fashion-mnist); the loader is tested on small IDX files above",
+)
+def test_the_real_fashion_mnist_files_load_as_keras_gives_them():
+    (x_train, y_train), (x_test, y_test) = fashion_mnist.load_data(path=_DEBIAN_FASHION)
+    assert x_train.shape == (60000, 28, 28) and x_test.shape == (10000, 28, 28)
+    assert x_train.dtype == np.uint8 and y_train.dtype == np.uint8
+    assert y_train[:10].tolist() == [9, 0, 0, 3, 0, 2, 7, 2, 5, 5]  # as Keras loads them
+    assert np.bincount(y_train).tolist() == [6000] * 10
+    assert np.bincount(y_test).tolist() == [1000] * 10
