@@ -7,17 +7,17 @@ worker is waiting, and the next matrix product then runs both halves on one CPU.
 2-core machines we measure on, that made an epoch of the seeds' CNN at 4 virtual replicas
 take 28 % longer (``scenarios/bench_training.py``); a single caller thread never pays it.
 
-The CPU is chosen at the start of each run (the one the caller is on at that moment, so two
-processes rarely pick the same one) and set on each replica thread when it gets its first
-turn; a pooled thread keeps it until a run wants another (threads a replica function starts
-inherit it). Linux only (``sched_setaffinity`` on a thread);
-elsewhere, or with ``SIMDIST_PIN_REPLICA_THREADS=0``, nothing is pinned. Results never
-depend on it.
+The CPU is the one the caller is on when a run starts (so two processes rarely pick the same
+one for long), picked again at most once a second, and set on each replica thread when it
+gets its first turn; a pooled thread keeps it until a run wants another (threads a replica
+function starts inherit it). Linux only (``sched_setaffinity`` on a thread); elsewhere, or
+with ``SIMDIST_PIN_REPLICA_THREADS=0``, nothing is pinned. Results never depend on it.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 __all__ = ["run_cpu", "repin"]
 
@@ -42,12 +42,23 @@ def _current_cpu() -> int | None:
         return None
 
 
+_REPICK_SECONDS = 1.0
+_choice: list = [None, -_REPICK_SECONDS]  # [the CPU set, when it was picked]
+
+
 def run_cpu() -> frozenset[int] | None:
-    """The CPU set for the replica threads of a run starting now, or None (do not pin)."""
+    """The CPU set for the replica threads of a run starting now, or None (do not pin).
+
+    The pick is kept for a second: re-picking every run would move the threads almost every
+    run (the caller is often woken on the other CPU), at a system call per thread.
+    """
     if not _enabled():
         return None
-    cpu = _current_cpu()
-    return frozenset((cpu,)) if cpu in _PROCESS_CPUS else None
+    now = time.monotonic()
+    if now - _choice[1] >= _REPICK_SECONDS:
+        cpu = _current_cpu()
+        _choice[:] = [frozenset((cpu,)) if cpu in _PROCESS_CPUS else None, now]
+    return _choice[0]
 
 
 def repin(current: frozenset[int] | None, wanted: frozenset[int] | None):
