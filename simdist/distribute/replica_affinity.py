@@ -7,19 +7,22 @@ worker is waiting, and the next matrix product then runs both halves on one CPU.
 2-core machines we measure on, that made an epoch of the seeds' CNN at 4 virtual replicas
 take 28 % longer (``scenarios/bench_training.py``); a single caller thread never pays it.
 
-The CPU is the one the caller is on when a run starts (so two processes rarely pick the same
-one for long), picked again at most once a second, and set on each replica thread when it
-gets its first turn; a pooled thread keeps it until a run wants another (threads a replica
-function starts inherit it). Linux only (``sched_setaffinity`` on a thread); elsewhere, or
-with ``SIMDIST_PIN_REPLICA_THREADS=0``, nothing is pinned. Results never depend on it.
+The CPU is the one the caller is on when a run starts (so two processes rarely share one
+for long). The caller itself stays on it for the run, so every hand-over of the turn wakes a
+thread on the CPU it is already on: across CPUs a hand-over costs ten times more here (a
+round trip between two threads: 72 us across the two CPUs of this VM, 6 us on one). Each
+replica thread is moved there when it gets its first turn; a pooled thread keeps its CPU
+until a run wants another (threads a replica function starts inherit it), and the caller
+gets its own CPUs back when the run ends. Linux only (``sched_setaffinity`` on a thread);
+elsewhere, or with ``SIMDIST_PIN_REPLICA_THREADS=0``, nothing is pinned. Results never
+depend on it.
 """
 
 from __future__ import annotations
 
 import os
-import time
 
-__all__ = ["run_cpu", "repin"]
+__all__ = ["run_cpu", "pin_caller", "repin", "restore_caller"]
 
 _SUPPORTED = hasattr(os, "sched_setaffinity") and os.path.exists("/proc/thread-self/stat")
 _PROCESS_CPUS = frozenset(os.sched_getaffinity(0)) if _SUPPORTED else frozenset()
@@ -42,23 +45,35 @@ def _current_cpu() -> int | None:
         return None
 
 
-_REPICK_SECONDS = 1.0
-_choice: list = [None, -_REPICK_SECONDS]  # [the CPU set, when it was picked]
-
-
 def run_cpu() -> frozenset[int] | None:
-    """The CPU set for the replica threads of a run starting now, or None (do not pin).
-
-    The pick is kept for a second: re-picking every run would move the threads almost every
-    run (the caller is often woken on the other CPU), at a system call per thread.
-    """
+    """The CPU set for the replica threads of a run starting now (the caller's current CPU),
+    or None (do not pin)."""
     if not _enabled():
         return None
-    now = time.monotonic()
-    if now - _choice[1] >= _REPICK_SECONDS:
-        cpu = _current_cpu()
-        _choice[:] = [frozenset((cpu,)) if cpu in _PROCESS_CPUS else None, now]
-    return _choice[0]
+    cpu = _current_cpu()
+    return frozenset((cpu,)) if cpu in _PROCESS_CPUS else None
+
+
+def pin_caller(cpus: frozenset[int] | None):
+    """Keep the calling thread (the run's coordinator) on ``cpus`` for the run; returns what
+    :func:`restore_caller` needs. ``cpus`` is the CPU it is on, so it does not move."""
+    if cpus is None:
+        return None
+    try:
+        saved = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, cpus)
+    except OSError:
+        return None
+    return saved
+
+
+def restore_caller(saved) -> None:
+    """Give the coordinator back the CPUs it had before :func:`pin_caller`."""
+    if saved is not None:
+        try:
+            os.sched_setaffinity(0, saved)
+        except OSError:
+            pass
 
 
 def repin(current: frozenset[int] | None, wanted: frozenset[int] | None):

@@ -279,10 +279,12 @@ class ReplicaRunner:
             rep.start = lambda rep=rep, args=args, kwargs=kwargs: self._body(
                 rep, fn, args, kwargs, cpus
             )
+        saved = replica_affinity.pin_caller(cpus)
         try:
             return self._coordinate()
         finally:
             self._stop_all()
+            replica_affinity.restore_caller(saved)
             # Threads go back to the pool when the run ends, not when a body returns: every
             # replica of a run has a thread of its own, as in TF.
             for rep in self._replicas:
