@@ -152,12 +152,17 @@ class StrategyExtended(abc.ABC):
 
         When every value is distributed and all go to the same devices (a step's gradients
         for mirrored variables), they are reduced together by the cross-device ops'
-        ``batch_reduce_arrays``, which packs them as TF does; otherwise one by one.
+        ``batch_reduce_arrays``, which packs them as TF does; otherwise one by one (always
+        one by one for a strategy with a ``reduce_to`` of its own).
         """
         op = ReduceOp.from_value(reduce_op)
         pairs = list(value_destination_pairs)
         distributed = (DistributedValues, dv.DistributedVariable)
-        if len(pairs) < 2 or not all(isinstance(v, distributed) for v, _ in pairs):
+        if (
+            len(pairs) < 2
+            or type(self).reduce_to is not StrategyExtended.reduce_to
+            or not all(isinstance(v, distributed) for v, _ in pairs)
+        ):
             return [self.reduce_to(op, v, d, options) for v, d in pairs]
         devices = [self._destination_devices(d) for _, d in pairs]
         if any(d != devices[0] for d in devices[1:]):
