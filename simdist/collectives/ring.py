@@ -38,7 +38,7 @@ from simdist.collectives.plan import (
     standard_builder,
 )
 
-__all__ = ["ring", "ring_per_dimension", "hierarchical"]
+__all__ = ["ring", "ring_per_dimension", "hierarchical", "ring_all_reduce_result"]
 
 
 def ring(spec: Spec) -> Plan:
@@ -156,3 +156,34 @@ def hierarchical(spec: Spec) -> Plan:
     for ranks in local:
         ring_all_gather(b, t2, ranks, owned)
     return b.build(inputs, [whole] * p)
+
+
+def ring_all_reduce_result(flats: list[np.ndarray], ufunc: np.ufunc) -> np.ndarray:
+    """The ring all-reduce's result (every rank ends with it) computed directly: per piece
+    ``c``, the additions the plan makes on its way round the ring, in the same order and
+    with the same operand order (the receiving rank's value first): ``x[c+2] op x[c+1]``,
+    then ``x[c+3] op that``, ..., ``x[c] op that``.
+
+    Bit-identical to rank 0's result of ``run_plan`` on the ``ring`` plan (tested), without
+    the all-gather's copies and the other ranks' buffers: for one result, as the
+    in-process strategies need, it does the ``(p - 1) * n`` operations and nothing else.
+
+    Args:
+        flats: one 1-D array per rank, same length and dtype.
+        ufunc: the reduction (``np.add``, ``np.maximum`` ...).
+    """
+    p, n = len(flats), flats[0].shape[0]
+    out = np.empty_like(flats[0])
+    if p == 1:
+        out[...] = flats[0]
+        return out
+    bounds = piece_bounds(n, p)
+    for c in range(p):
+        lo, hi = bounds[c], bounds[c + 1]
+        if lo == hi:
+            continue
+        acc = out[lo:hi]
+        ufunc(flats[(c + 2) % p][lo:hi], flats[(c + 1) % p][lo:hi], out=acc)
+        for i in range(3, p + 1):
+            ufunc(flats[(c + i) % p][lo:hi], acc, out=acc)
+    return out
