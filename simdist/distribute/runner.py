@@ -106,7 +106,7 @@ class _Replica:
         self.num_calls = 0
         self.worker: _PooledThread | None = None  # taken when it first gets the turn
         self.start: Callable[[], None] | None = None  # its body, for that first turn
-        self.finished = False  # its body has returned (its thread went back to the pool)
+        self.finished = False  # its body has returned (the run gives its thread back)
         self.running = False  # it has the turn (a stuck replica keeps it after a timeout)
 
 
