@@ -33,7 +33,7 @@ import logging
 import numpy as np
 
 from simdist import collectives, errors
-from simdist import tpu as tpu_lib
+from simdist.distribute import tpu_system
 from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.function import Function, _BoundFunction, executing_eagerly
@@ -269,7 +269,7 @@ class TPUStrategy(Strategy):
             raise TypeError(
                 f"simdist_host_order_seed must be an int or None, got {simdist_host_order_seed!r}."
             )
-        system = tpu_lib.require_initialized(tpu_cluster_resolver)
+        system = tpu_system.require_initialized(tpu_cluster_resolver)
         super().__init__(TPUExtended(self, tpu_cluster_resolver, system, simdist_host_order_seed))
         self._use_spmd = bool(experimental_spmd_xla_partitioning)
         _log.info(
@@ -281,7 +281,7 @@ class TPUStrategy(Strategy):
         return self._extended._tpu_cluster_resolver
 
     def _check_system(self) -> None:
-        system = tpu_lib.initialized_system(self.cluster_resolver)
+        system = tpu_system.initialized_system(self.cluster_resolver)
         if system is None or system.devices != self._extended._system.devices:
             raise errors.FailedPreconditionError(
                 "The TPU system has not been initialized: it was shut down or another TPU was "

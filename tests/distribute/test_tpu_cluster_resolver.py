@@ -4,7 +4,7 @@ import pytest
 
 import simdist as tf
 from simdist import errors
-from simdist import tpu as tpu_lib
+from simdist.distribute import tpu_system
 from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver, resolve_slice
 
 
@@ -13,8 +13,8 @@ def fresh_tpu_system(monkeypatch):
     monkeypatch.delenv("SIMDIST_TPU", raising=False)
     monkeypatch.delenv("TPU_NAME", raising=False)
     yield
-    tpu_lib._state.system = None
-    tpu_lib._state.connected.clear()
+    tpu_system._state.system = None
+    tpu_system._state.connected.clear()
     tf.config.set_virtual_devices(tpus=0)
 
 

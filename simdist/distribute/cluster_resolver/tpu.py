@@ -34,7 +34,7 @@ import dataclasses
 import os
 from typing import Any
 
-from simdist.distribute import virtual_devices
+from simdist.distribute import tpu_system, virtual_devices
 from simdist.distribute.cluster_resolver.cluster_spec import ClusterSpec
 from simdist.distribute.cluster_resolver.resolvers import ClusterResolver, format_master_url
 from simdist.topology import tpu as tpu_presets
@@ -199,11 +199,9 @@ class TPUClusterResolver(ClusterResolver):
         Raises:
             ValueError: an unknown TPU name.
         """
-        from simdist import tpu as tpu_lib
-
         resolver = TPUClusterResolver(tpu, zone, project)
-        tpu_lib.experimental_connect_to_cluster(resolver)
-        tpu_lib.initialize_tpu_system(resolver)
+        tpu_system.connect(resolver)
+        tpu_system.initialize(resolver)
         return resolver
 
     # --- simdist's view ---------------------------------------------------------------------
@@ -273,9 +271,7 @@ class TPUClusterResolver(ClusterResolver):
     def get_tpu_system_metadata(self) -> TPUSystemMetadata:
         """The TPU devices this process sees: all of the slice's once its system is
         initialized, none before."""
-        from simdist import tpu as tpu_lib
-
-        system = tpu_lib.initialized_system(self)
+        system = tpu_system.initialized_system(self)
         if system is None:
             return TPUSystemMetadata(0, 0, 0, None, ())
         s = self._slice
@@ -284,9 +280,7 @@ class TPUClusterResolver(ClusterResolver):
     @property
     def tpu_hardware_feature(self):
         """The initialized system's topology (TF: its hardware feature proto), else None."""
-        from simdist import tpu as tpu_lib
-
-        system = tpu_lib.initialized_system(self)
+        system = tpu_system.initialized_system(self)
         return None if system is None else system.topology
 
     @property
