@@ -33,12 +33,11 @@ import logging
 import numpy as np
 
 from simdist import collectives, errors
-from simdist.distribute import tpu_system
 from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.function import Function, _BoundFunction, executing_eagerly
 from simdist.core.tensor import Tensor
-from simdist.distribute import tpu_values
+from simdist.distribute import tpu_system, tpu_values
 from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver
 from simdist.distribute.cross_device_ops import CrossDeviceOps, _check_same, _mean
 from simdist.distribute.distribute_lib import ReplicaContext

@@ -8,7 +8,7 @@ workers (:mod:`simdist.backends.inprocess`). All computation is real.
 Workers run in lockstep, one at a time, handing over at each cross-worker collective (the
 replica runner of :mod:`simdist.distribute.runner`, one level up), so results never depend
 on thread scheduling and equal, bit for bit, the same program run as W processes under
-``mpiexec``. A worker that raises (or is killed by a :class:`~simdist.sim.faults.FaultPlan`)
+``mpiexec``. A worker that raises (or is killed by a :class:`~simdist.distribute.faults.FaultPlan`)
 stops every worker; :func:`launch` then raises its exception, noted with the worker's
 index, or :class:`~simdist.backends.base.WorkerFailedError` for a killed worker.
 
@@ -38,7 +38,7 @@ from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.cluster_resolver.tf_config import use_tf_config
-from simdist.sim.faults import FaultPlan, WorkerKilled
+from simdist.distribute.faults import FaultPlan, WorkerKilled
 
 __all__ = ["launch", "launch_script", "cluster_tasks"]
 
@@ -94,7 +94,7 @@ def launch(
         args, kwargs: passed to ``fn`` on every worker.
         cluster: a TF_CONFIG ``"cluster"`` dict (chief and worker jobs); default:
             ``{"worker": ["localhost:20000", ...]}``.
-        faults: a :class:`~simdist.sim.faults.FaultPlan`.
+        faults: a :class:`~simdist.distribute.faults.FaultPlan`.
         timeout: seconds a worker may run without reaching a collective
             (default ``SIMDIST_WORKER_TIMEOUT`` or 600).
 
