@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import simdist as tf
+from simdist import settings
 from simdist.demo import create_model
 
 
@@ -125,11 +126,8 @@ def main() -> None:
     print("replicas   pinned (default)   SIMDIST_PIN_REPLICA_THREADS=0")
     for replicas in (1, 4):
         pinned = empty_step_us(replicas)
-        os.environ["SIMDIST_PIN_REPLICA_THREADS"] = "0"
-        try:
+        with settings.override(pin_replica_threads=False):
             free = empty_step_us(replicas)
-        finally:
-            del os.environ["SIMDIST_PIN_REPLICA_THREADS"]
         print(f"{replicas:8d}   {pinned:16.0f}   {free:29.0f}")
     print("\nthe seeds' CNN, one image per replica: ms per replica per step")
     print("replicas   forward     loss   trainable_variables   gradient")

@@ -24,7 +24,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _launch(args: argparse.Namespace) -> int:
     from simdist.sim.launch import launch_script
 
-    if args.workers < 1 or args.devices_per_worker < 0:
+    if args.workers < 1 or (args.devices_per_worker is not None and args.devices_per_worker < 0):
         print("simdist launch: --workers must be >= 1, --devices-per-worker >= 0", file=sys.stderr)
         return 2
     launch_script(args.script, args.workers, args.devices_per_worker, argv=args.args)
@@ -63,7 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a script as a virtual cluster: W workers x L virtual GPUs in one process",
     )
     launch.add_argument("--workers", type=int, default=2)
-    launch.add_argument("--devices-per-worker", type=int, default=2)
+    launch.add_argument(
+        "--devices-per-worker",
+        type=int,
+        default=None,
+        help="virtual GPUs per worker (default: SIMDIST_VIRTUAL_GPUS or 4, as under mpiexec)",
+    )
     launch.add_argument("script", help="the Python file every worker runs as __main__")
     launch.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     launch.set_defaults(handler=_launch)

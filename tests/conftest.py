@@ -25,3 +25,21 @@ def fresh_keras_names():
 
     backend.clear_session()
     yield
+
+
+@pytest.fixture
+def simdist_env(monkeypatch):
+    """``simdist_env(NAME, value)``: set a ``SIMDIST_*`` variable and re-read simdist's settings
+    (read once per process, :mod:`simdist.settings`); both are restored after the test."""
+    from simdist import settings as simdist_settings
+
+    def set_env(name: str, value: str | None):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+        return simdist_settings.reload()
+
+    yield set_env
+    monkeypatch.undo()
+    simdist_settings.reload()

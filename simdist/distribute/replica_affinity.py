@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+from simdist import settings
+
 __all__ = ["run_cpu", "pin_caller", "repin", "restore_caller"]
 
 _SUPPORTED = hasattr(os, "sched_setaffinity") and os.path.exists("/proc/thread-self/stat")
@@ -29,10 +31,7 @@ _PROCESS_CPUS = frozenset(os.sched_getaffinity(0)) if _SUPPORTED else frozenset(
 
 
 def _enabled() -> bool:
-    raw = os.environ.get("SIMDIST_PIN_REPLICA_THREADS", "1")
-    if raw not in ("0", "1"):
-        raise ValueError(f"SIMDIST_PIN_REPLICA_THREADS={raw!r} must be 0 or 1.")
-    return raw == "1" and _SUPPORTED and len(_PROCESS_CPUS) > 1
+    return settings.get().pin_replica_threads and _SUPPORTED and len(_PROCESS_CPUS) > 1
 
 
 def _current_cpu() -> int | None:

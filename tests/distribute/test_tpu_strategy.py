@@ -18,8 +18,8 @@ EAGER_RUN_ERROR = (
 
 
 @pytest.fixture(autouse=True)
-def fresh_tpu_system(monkeypatch):
-    monkeypatch.delenv("SIMDIST_TPU", raising=False)
+def fresh_tpu_system(monkeypatch, simdist_env):
+    simdist_env("SIMDIST_TPU", None)
     monkeypatch.delenv("TPU_NAME", raising=False)
     yield
     tpu_system._state.system = None

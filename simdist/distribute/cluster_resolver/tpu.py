@@ -34,6 +34,7 @@ import dataclasses
 import os
 from typing import Any
 
+from simdist import settings
 from simdist.distribute import tpu_system, virtual_devices
 from simdist.distribute.cluster_resolver.cluster_spec import ClusterSpec
 from simdist.distribute.cluster_resolver.resolvers import ClusterResolver, format_master_url
@@ -42,8 +43,8 @@ from simdist.topology.model import Topology
 
 __all__ = ["TPUClusterResolver", "TPUSlice", "TPUSystemMetadata", "resolve_slice", "DEFAULT_TPU"]
 
-DEFAULT_TPU = "v3-8"
-_ENV = "SIMDIST_TPU"
+DEFAULT_TPU = settings.Settings().tpu
+_ENV = settings.env_name("tpu")
 _PORT = 8470
 _LOCAL_NAMES = ("", "local")
 
@@ -117,7 +118,7 @@ def resolve_slice(name: str) -> TPUSlice:
 
 
 def _local_slice() -> TPUSlice:
-    name = os.environ.get(_ENV, DEFAULT_TPU)
+    name = settings.get().tpu
     local = resolve_slice(name)
     if local.num_hosts > 1:
         raise ValueError(
@@ -183,7 +184,7 @@ class TPUClusterResolver(ClusterResolver):
         elif tpu.startswith("grpc://"):
             self._tpu = tpu
             self._address = tpu[len("grpc://") :]
-            self._slice = resolve_slice(os.environ.get(_ENV, DEFAULT_TPU))
+            self._slice = resolve_slice(settings.get().tpu)
         else:
             self._slice = resolve_slice(tpu)
             self._tpu = self._slice.accelerator_type
