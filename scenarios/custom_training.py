@@ -1,6 +1,6 @@
-"""Scenario: the seeds' whole custom-training tutorial, on N virtual GPUs, then its cost.
+"""Scenario: TensorFlow's whole custom-training tutorial, on N virtual GPUs, then its cost.
 
-The tutorial (``shared/seeds/custom_training_tutorial``) with ``import simdist as tf``: the
+The tutorial ("Custom training with tf.distribute.Strategy") with ``import simdist as tf``: the
 data set, the CNN under ``MirroredStrategy``, per-example losses scaled by the global batch
 (``tf.nn.compute_average_loss``), accuracy metrics, a checkpoint every 2 epochs, the last
 checkpoint restored into a model *without* a strategy and evaluated, then the tutorial's two

@@ -1,4 +1,4 @@
-"""The ``simdist`` command: ``simdist demo`` (the main job) and ``simdist --version``."""
+"""The ``simdist`` command: ``simdist demo`` (a TF tutorial) and ``simdist --version``."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"simdist {simdist.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser(
-        "demo", help="the seeds' custom-training tutorial on virtual GPUs (the main job)"
+        "demo",
+        help="TensorFlow's tutorial 'Custom training with tf.distribute.Strategy' on virtual GPUs",
     )
     demo.add_argument("--epochs", type=int, default=4)
     demo.add_argument("--train-size", type=int, default=12000)

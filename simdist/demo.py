@@ -1,4 +1,4 @@
-"""The main job: the custom-training tutorial of the seeds, on simdist's virtual GPUs.
+"""TensorFlow's tutorial "Custom training with tf.distribute.Strategy", on virtual GPUs.
 
 The tutorial's code (``custom_training_tutorial``) with one changed import: a CNN under
 ``tf.distribute.MirroredStrategy()`` (all virtual GPUs of the simulated host, 4 by default),
@@ -22,7 +22,7 @@ from simdist.sim import load_synthetic_digits
 
 
 def create_model():
-    """The seeds' model, verbatim."""
+    """The tutorial's Fashion-MNIST CNN, verbatim (``fashion-mnist-cnn`` to the cost model)."""
     return tf.keras.Sequential(
         [
             tf.keras.layers.Conv2D(32, 3, activation="relu"),

@@ -4,7 +4,7 @@ Only one replica thread runs at a time (the runner hands the turn around), so ke
 on one CPU costs no parallelism. It matters for the BLAS library's worker threads: when the
 turn passes to another replica thread, Linux often wakes that thread on the CPU where a BLAS
 worker is waiting, and the next matrix product then runs both halves on one CPU. On the
-2-core machines we measure on, that made an epoch of the seeds' CNN at 4 virtual replicas
+2-core machines we measure on, that made an epoch of the Fashion-MNIST CNN at 4 virtual replicas
 take 28 % longer (``scenarios/bench_training.py``); a single caller thread never pays it.
 
 The CPU is the one the caller is on when a run starts (so two processes rarely share one
