@@ -64,7 +64,7 @@ def test_version_has_one_source():
     project = _pyproject()["project"]
     assert "version" not in project and "version" in project["dynamic"]
     attr = _pyproject()["tool"]["setuptools"]["dynamic"]["version"]["attr"]
-    assert attr == "simdist.__version__"
+    assert attr == "simdist.version.__version__"
     import simdist
 
     assert isinstance(simdist.__version__, str) and simdist.__version__.count(".") == 2
