@@ -29,7 +29,7 @@ import tempfile
 import numpy as np
 
 import simdist as tf
-import simdist.keras.datasets  # noqa: F401  (tf.keras.datasets)
+import simdist.keras.datasets
 from simdist.demo import create_model
 
 STRATEGIES = {

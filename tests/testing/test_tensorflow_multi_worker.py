@@ -15,12 +15,12 @@ pytest.importorskip(
     "'simdist[tensorflow]'); the TensorFlow adapter cannot run",
 )
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from simdist.testing.adapters import load_adapter  # noqa: E402
-from simdist.testing.adapters.tensorflow_adapter import MW_ZERO_SIZE_CRASH  # noqa: E402
-from simdist.testing.known_differences import KNOWN_DIFFERENCES  # noqa: E402
-from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run  # noqa: E402
+from simdist.testing.adapters import load_adapter
+from simdist.testing.adapters.tensorflow_adapter import MW_ZERO_SIZE_CRASH
+from simdist.testing.known_differences import KNOWN_DIFFERENCES
+from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run
 
 
 @pytest.fixture(scope="module")
