@@ -5,6 +5,10 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+# --doctest-modules (for simdist/'s docstrings) would import every file here as a module: not
+# the programs the MPI tests spawn under mpiexec, nor the conftest files (pytest loads those).
+collect_ignore_glob = ["backends/mpi_scripts/*", "conftest.py", "*/conftest.py"]
+
 settings.register_profile(
     "ci",
     derandomize=True,  # the same examples on every run: a red CI is reproducible
