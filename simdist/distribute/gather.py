@@ -1,6 +1,6 @@
 """Gathering per-replica values: concatenation in replica order, with TF's shape rules.
 
-Every component must have rank >= 1 (the seed: use ``tf.expand_dims`` first) and the same
+Every component must have rank >= 1 (the MultiWorkerMirroredStrategy API page: use ``tf.expand_dims`` first) and the same
 shape in every dimension but ``axis``; for TPUs, exactly the same shape.
 """
 
