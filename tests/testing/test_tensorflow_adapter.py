@@ -46,6 +46,7 @@ SINGLE_HOST = [
 ]
 
 
+@pytest.mark.slow
 def test_the_catalogue_on_tensorflow(adapter):
     outcomes = run(adapter, SINGLE_HOST, max_examples=6)
     report = "\n".join(f"{o.property.id} {o.status} {o.message[:300]}" for o in outcomes)

@@ -30,6 +30,7 @@ def adapter():
     adapter.close()
 
 
+@pytest.mark.slow
 def test_the_cluster_is_real_multi_worker_tensorflow(adapter):
     assert (adapter.min_workers, adapter.max_workers, adapter.max_devices_per_worker) == (2, 2, 1)
     assert adapter.multi_worker_replica_ids(2, 1) == [(2, [0]), (2, [1])]
@@ -38,6 +39,7 @@ def test_the_cluster_is_real_multi_worker_tensorflow(adapter):
     assert [g.tolist() for g in got] == [[2.0, 4.0]] * 2
 
 
+@pytest.mark.slow
 def test_the_multi_worker_catalogue_on_tensorflow(adapter):
     outcomes = run(adapter, "multi_worker.*", max_examples=6)
     report = "\n".join(f"{o.property.id} {o.status} {o.message[:300]}" for o in outcomes)
