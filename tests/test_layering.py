@@ -46,12 +46,22 @@ def modules(root: pathlib.Path = ROOT) -> dict[str, tuple[pathlib.Path, bool]]:
     return found
 
 
+def _statements(tree: ast.AST):
+    """Every statement, at any depth (imports are statements: no need to visit expressions)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()))
+
+
 def imports(found) -> list[tuple[str, str, int]]:
     """Every (importer, imported module, line) inside simdist, at any depth of the file."""
     edges = []
     for name, (path, is_package) in found.items():
         package = name if is_package else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in _statements(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
