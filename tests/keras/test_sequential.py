@@ -1,4 +1,4 @@
-"""Sequential: building at construction or first call, shapes of the tutorial's Fashion-MNIST CNN, training."""
+"""Sequential: building at construction or first call, the Fashion-MNIST CNN's shapes, training."""
 
 import numpy as np
 import pytest
