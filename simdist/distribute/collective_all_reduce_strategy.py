@@ -22,7 +22,8 @@ import logging
 
 import numpy as np
 
-from simdist.backends.worker_context import current_transport, current_worker
+from simdist.backends.worker_context import current_transport
+from simdist.distribute.worker_context import current_worker
 from simdist.core.context import process_state
 from simdist.core.tensor import make_tensor
 from simdist.distribute import distributed_variables as dv
@@ -54,7 +55,9 @@ class CollectiveAllReduceExtended(MirroredExtended):
         self._transport = transport
         self._options = options
         self._cluster_resolver = resolver
-        cdo = CollectiveAllReduce(transport, len(devices), options.implementation)
+        cdo = CollectiveAllReduce(
+            transport, len(devices), options.implementation, options.timeout_seconds
+        )
         super().__init__(strategy, devices, cdo)
 
     # --- the worker's place -----------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from simdist.backends.worker_context import current_worker
+from simdist.distribute.worker_context import current_worker
 from simdist.core.context import mark_runtime_started
 from simdist.core.device import DeviceSpec, canonical_name
 

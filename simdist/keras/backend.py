@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 
-from simdist.backends.worker_context import current_worker
+from simdist.distribute.worker_context import current_worker
 from simdist.core import dtypes
 
 __all__ = [

@@ -33,7 +33,7 @@ from typing import Any
 
 from simdist.backends.base import WorkerFailedError
 from simdist.backends.inprocess import InProcessTransport
-from simdist.backends.worker_context import WorkerContext, set_worker
+from simdist.distribute.worker_context import WorkerContext, set_worker
 from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
