@@ -108,7 +108,9 @@ class SocketTransport(Transport):
             except OSError:
                 pass  # a dead peer: its reader has seen or will see the closed connection
 
-    def _receive(self, peer: int, deadline: float, waiting_in: str, timeout: float):
+    def _receive(
+        self, peer: int, deadline: float, waiting_in: str, timeout: float, bye_ok: bool = False
+    ):
         """The next message from ``peer``, as the error it stands for where it is one."""
         remaining = deadline - time.monotonic()
         try:
@@ -131,7 +133,7 @@ class SocketTransport(Transport):
             return None, peer_errors.from_abort(
                 peer, str(message[2]), str(message[3]), self._index, self._names
             )
-        if kind == "bye" and len(message) == 3:
+        if kind == "bye" and len(message) == 3 and not bye_ok:
             self._peer_history[peer] = list(message[2])
             histories = {self._index: list(self._history), **self._peer_history}
             return None, peer_errors.left_program(
@@ -288,11 +290,11 @@ class SocketTransport(Transport):
         waiting_in = f"its goodbye after {self._calls} cross-worker calls"
         try:
             for peer in self._peers():
-                message, error = self._receive(peer, deadline, waiting_in, timeout)
+                message, error = self._receive(peer, deadline, waiting_in, timeout, bye_ok=True)
                 if error is None and message[0] == "bye":
                     continue
-                if isinstance(error, peer_errors.CollectiveMismatchError) or error is None:
-                    peer_label = message[2] if error is None and message[0] == "call" else "?"
+                if error is None:
+                    peer_label = message[2] if message[0] == "call" else message[0]
                     error = peer_errors.CollectiveMismatchError(
                         f"worker {self._index} ({self._names[self._index]}) left its program "
                         f"after {self._calls} cross-worker calls, but worker {peer} "
