@@ -202,7 +202,7 @@ class MPITransport(Transport):
             raise self._fail(
                 peer_errors.late(pending, self._rank, waiting_in, timeout, _DEADLINE_SOURCE)
             )
-        if polls % 256 == 255:
+        if polls % 32 == 31:
             for peer in pending:
                 if not self._alive(peer):
                     raise self._fail(peer_errors.died(peer, self._rank, waiting_in))

@@ -256,6 +256,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         )
         super().__init__(extended)
         self._cluster_resolver = resolver
+        self._task_name = f"{job}:{task_id}"
         multi_worker_util.register_strategy(self)
         impl = communication_options.implementation.name
         if num_workers == 1:
@@ -289,7 +290,32 @@ class MultiWorkerMirroredStrategy(Strategy):
             worker.steps += 1
             if worker.faults is not None:
                 worker.faults.on_step(self._extended._worker_index, worker.steps)
-        return super().run(fn, args, kwargs, options)
+        try:
+            return super().run(fn, args, kwargs, options)
+        except BaseException as exc:
+            self._name_the_replica(exc)
+            raise
+
+    def _name_the_replica(self, exc: BaseException) -> None:
+        """Across workers, an error says which replica of the whole group raised it
+        (``replica_id_in_sync_group``), on which worker and task, not the local index."""
+        local = getattr(exc, "replica_id", None)
+        extended = self._extended
+        if local is None or extended._num_workers == 1:
+            return
+        group_id = extended._replica_id_offset + local
+        exc.replica_id_in_sync_group = group_id
+        exc.worker_index = extended._worker_index
+        notes = getattr(exc, "__notes__", None)
+        if notes:  # the runner's note names the local replica only
+            notes[:] = [n for n in notes if not n.startswith("(raised on replica ")]
+        note = (
+            f"(raised on replica_id_in_sync_group {group_id} of "
+            f"{extended._num_replicas_in_sync}: local replica {local} of worker "
+            f"{extended._worker_index} ({self._task_name}) in strategy.run)"
+        )
+        if hasattr(exc, "add_note") and note not in (notes or ()):
+            exc.add_note(note)
 
 
 class _ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):
