@@ -1,4 +1,4 @@
-"""The start-up rendezvous of processes started one per ``TF_CONFIG``: a mesh of authenticated links.
+"""The start-up rendezvous of TF_CONFIG processes: a mesh of authenticated links.
 
 Worker ``i`` listens on its own address from ``TF_CONFIG`` (that address only: the host and
 port it names, never a wildcard), connects to every worker below it and accepts every worker
@@ -47,9 +47,7 @@ class Link:
         self._send_lock = threading.Lock()
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.closed = False
-        self._reader = threading.Thread(
-            target=self._read, name=f"simdist-link-{peer}", daemon=True
-        )
+        self._reader = threading.Thread(target=self._read, name=f"simdist-link-{peer}", daemon=True)
         self._reader.start()
 
     def _read(self) -> None:

@@ -116,9 +116,7 @@ class SocketTransport(Transport):
         try:
             message = self._links[peer].inbox.get(timeout=max(remaining, 0.0))
         except queue.Empty:
-            late = [peer] + [
-                p for p in self._peers() if p > peer and self._links[p].inbox.empty()
-            ]
+            late = [peer] + [p for p in self._peers() if p > peer and self._links[p].inbox.empty()]
             return None, peer_errors.late(
                 late, self._index, waiting_in, timeout, self._deadline_source(), self._names
             )
@@ -180,9 +178,7 @@ class SocketTransport(Transport):
         for peer in self._peers():
             message, error = self._receive(peer, deadline, waiting_in, timeout)
             if error is None and (message[0] != "call" or message[1] != call):
-                error = peer_errors.left_program(
-                    peer, -1, self._index, waiting_in, {}, self._names
-                )
+                error = peer_errors.left_program(peer, -1, self._index, waiting_in, {}, self._names)
             if error is not None:
                 raise self._fail(error)
             gathered[peer] = message[3]
@@ -206,7 +202,10 @@ class SocketTransport(Transport):
         if cached is None or cached[0] is not plan:
             if len(self._programs) > 64:
                 self._programs.clear()
-            cached = self._programs[key] = (plan, plan_program.compile_program(plan, owner, self._index))
+            cached = self._programs[key] = (
+                plan,
+                plan_program.compile_program(plan, owner, self._index),
+            )
         arrays = [np.ascontiguousarray(f) for f in flats]
         timeout = self._timeout if timeout is None else float(timeout)
         call = self._calls
@@ -243,9 +242,7 @@ class SocketTransport(Transport):
         )
         if ok and got[3].shape == view.shape and got[3].dtype == view.dtype:
             return None
-        what = (
-            f"{got[3].dtype} {got[3].shape}" if ok else f"a {got[0] if got else '?'} message"
-        )
+        what = f"{got[3].dtype} {got[3].shape}" if ok else f"a {got[0] if got else '?'} message"
         from simdist.distribute.runner import CollectiveMismatchError
 
         return CollectiveMismatchError(
@@ -259,7 +256,9 @@ class SocketTransport(Transport):
         cached = self._owners.get(key)
         if cached is not None:
             return cached[0]
-        gathered = self.all_gather_object(("plan_ranks", plan.num_ranks, mine), "plan ranks", timeout)
+        gathered = self.all_gather_object(
+            ("plan_ranks", plan.num_ranks, mine), "plan ranks", timeout
+        )
         owner: dict[int, int] = {}
         for worker, (_, _, ranks) in enumerate(gathered):
             for r in ranks:
@@ -300,9 +299,7 @@ class SocketTransport(Transport):
                         f"after {self._calls} cross-worker calls, but worker {peer} "
                         f"({self._names[peer]}) waits in a further one ({peer_label}): the "
                         "workers made different numbers of collective calls.\n"
-                        + peer_errors.history_lines(
-                            {self._index: list(self._history)}, self._names
-                        )
+                        + peer_errors.history_lines({self._index: list(self._history)}, self._names)
                     )
                 raise self._fail(error)
         finally:

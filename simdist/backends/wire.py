@@ -76,7 +76,10 @@ def _encode(value: Any, blobs: list[bytes], depth: int) -> Any:
     if isinstance(value, dict):
         return [
             "d",
-            [[_encode(k, blobs, depth + 1), _encode(v, blobs, depth + 1)] for k, v in value.items()],
+            [
+                [_encode(k, blobs, depth + 1), _encode(v, blobs, depth + 1)]
+                for k, v in value.items()
+            ],
         ]
     if isinstance(value, (bytes, bytearray)):
         blobs.append(bytes(value))

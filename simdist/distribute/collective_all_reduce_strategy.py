@@ -23,7 +23,6 @@ import logging
 import numpy as np
 
 from simdist.backends.worker_context import current_transport
-from simdist.distribute.worker_context import current_worker
 from simdist.core.context import process_state
 from simdist.core.tensor import make_tensor
 from simdist.distribute import distributed_variables as dv
@@ -42,6 +41,7 @@ from simdist.distribute.strategy import Strategy
 from simdist.distribute.strategy_extended import _initial_value, _replica_tensors
 from simdist.distribute.values import DistributedValues, Mirrored, PerReplica
 from simdist.distribute.virtual_devices import local_devices
+from simdist.distribute.worker_context import current_worker
 
 __all__ = ["MultiWorkerMirroredStrategy"]
 

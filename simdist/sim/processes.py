@@ -165,7 +165,11 @@ def run_processes(
         files.append((out, err))
         procs.append(
             subprocess.Popen(
-                [sys.executable, *argv], env=task_env, stdout=out, stderr=err, stdin=subprocess.DEVNULL
+                [sys.executable, *argv],
+                env=task_env,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
             )
         )
     ended: dict[int, float] = {}

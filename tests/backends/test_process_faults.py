@@ -57,7 +57,9 @@ def test_a_faulty_tf_config_process_ends_every_process_nonzero_naming_it(fault):
     assert all(t.returncode != 0 for t in run.tasks), [(t.task, t.returncode) for t in run.tasks]
     assert not any(t.killed for t in run.tasks), "a process had to be killed: it hung"
     assert all(t.seconds < BOUND for t in run.tasks)
-    assert all(re.search(pattern, t.stderr) for t in run.tasks), [t.stderr[-600:] for t in run.tasks]
+    assert all(re.search(pattern, t.stderr) for t in run.tasks), [
+        t.stderr[-600:] for t in run.tasks
+    ]
 
 
 def test_a_tf_config_process_that_dies_with_status_0_is_named_by_the_others():
@@ -77,7 +79,12 @@ def test_a_faulty_mpi_rank_ends_the_job_nonzero_naming_it(fault, ranks):
     if ranks == 4 and fault == "extra":  # worker 1 makes the extra call: any peer reports it
         pattern = r"[Ww]orker \d left its program after 9 cross-worker calls"
     job = mpi_spawn.run_script(
-        "faults.py", "--fault", fault, *extra, ranks=ranks, timeout=BOUND,
+        "faults.py",
+        "--fault",
+        fault,
+        *extra,
+        ranks=ranks,
+        timeout=BOUND,
         env={"SIMDIST_WORKER_TIMEOUT": "8"},
     )
     assert job.returncode != 0, job.stderr

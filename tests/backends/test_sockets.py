@@ -13,10 +13,10 @@ import threading
 import time
 from multiprocessing.connection import AuthenticationError, Client
 
+import mpi_spawn
 import numpy as np
 import pytest
 
-import mpi_spawn
 from simdist import errors
 from simdist.backends.base import WorkerFailedError
 from simdist.backends.sockets import SocketTransport
@@ -85,7 +85,7 @@ def test_every_collective_plan_over_sockets_equals_the_executor_bitwise():
         made = _open(workers)
         transports = [t for _, t in made]
 
-        def check(transport):
+        def check(transport, workers=workers):
             failures, count = [], 0
             for index, collective, algorithm, lay, rows, dtype, limbs, op, kw in cc.cases(workers):
                 if index % 3:  # a third of the catalogue keeps this test fast
@@ -186,7 +186,9 @@ def test_a_closed_connection_is_a_dead_worker_named(pair):
 
 
 def test_a_goodbye_met_in_a_call_is_a_mismatch_on_both_sides(pair):
-    results = _parallel([lambda: pair[0].all_gather_object("more", "one more step"), pair[1].finish])
+    results = _parallel(
+        [lambda: pair[0].all_gather_object("more", "one more step"), pair[1].finish]
+    )
     (s0, e0), (s1, e1) = results
     assert s0 == "error" and isinstance(e0, CollectiveMismatchError)
     assert "Worker 1 (worker:1) left its program" in str(e0) and "one more step" in str(e0)

@@ -1,4 +1,4 @@
-"""Processes started one per TF_CONFIG train the API page's example to the virtual cluster's bits."""
+"""Processes started one per TF_CONFIG train the API page's example to the virtual bits."""
 
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ def _digest(stdout: str) -> str:
 
 def _virtual(*args: str) -> str:
     done = subprocess.run(
-        [sys.executable, SCENARIO, *args], capture_output=True, text=True, timeout=120,
-        env=mpi_spawn.clean_env(), cwd=mpi_spawn.REPO,
+        [sys.executable, SCENARIO, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=mpi_spawn.clean_env(),
+        cwd=mpi_spawn.REPO,
     )
     assert done.returncode == 0, done.stderr
     return _digest(done.stdout)
@@ -35,7 +39,9 @@ def _virtual(*args: str) -> str:
     "workers,chief,local,communication",
     [(2, False, 2, "AUTO"), (1, True, 1, "RING"), (3, False, 1, "NCCL")],
 )
-def test_tf_config_processes_equal_the_virtual_cluster_bitwise(workers, chief, local, communication):
+def test_tf_config_processes_equal_the_virtual_cluster_bitwise(
+    workers, chief, local, communication
+):
     args = ("--devices-per-worker", str(local), "--steps", "6", "--communication", communication)
     run = run_processes(
         [SCENARIO, *args], workers, chief=chief, env=mpi_spawn.clean_env(), timeout=120
@@ -56,8 +62,11 @@ def test_two_shells_with_nothing_but_tf_config_meet_with_the_derived_key():
         procs.append(
             subprocess.Popen(
                 [sys.executable, SCENARIO, "--devices-per-worker", "1", "--steps", "3"],
-                env=dict(env, TF_CONFIG=json.dumps(config)), stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, cwd=mpi_spawn.REPO,
+                env=dict(env, TF_CONFIG=json.dumps(config)),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=mpi_spawn.REPO,
             )
         )
     outs = [p.communicate(timeout=60) for p in procs]
@@ -80,18 +89,29 @@ def test_a_hung_job_is_killed_at_its_timeout():
 def test_check_cluster_uses_the_real_transport_when_asked():
     ports = free_ports(3)
     config = {
-        "cluster": {"chief": [f"localhost:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+        "cluster": {
+            "chief": [f"localhost:{ports[0]}"],
+            "worker": [f"127.0.0.1:{p}" for p in ports[1:]],
+        }
     }
     done = subprocess.run(
         [sys.executable, "-m", "simdist.cli", "check-cluster", "--processes", json.dumps(config)],
-        capture_output=True, text=True, timeout=120, env=mpi_spawn.clean_env(), cwd=mpi_spawn.REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=mpi_spawn.clean_env(),
+        cwd=mpi_spawn.REPO,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("ok (3 replicas in sync)") == 3
     remote = {"cluster": {"worker": ["192.0.2.1:2222", "localhost:2222"]}}
     done = subprocess.run(
         [sys.executable, "-m", "simdist.cli", "check-cluster", "--processes", json.dumps(remote)],
-        capture_output=True, text=True, timeout=60, env=mpi_spawn.clean_env(), cwd=mpi_spawn.REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=mpi_spawn.clean_env(),
+        cwd=mpi_spawn.REPO,
     )
     assert done.returncode == 2 and "--task JOB:INDEX" in done.stderr
 
@@ -102,8 +122,11 @@ def test_check_cluster_task_joins_the_rendezvous_as_one_task_per_host():
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "simdist.cli", "check-cluster", "--task", f"worker:{i}", config],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=mpi_spawn.clean_env(), cwd=mpi_spawn.REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=mpi_spawn.clean_env(),
+            cwd=mpi_spawn.REPO,
         )
         for i in (0, 1)
     ]

@@ -47,7 +47,9 @@ def test_plain_values_round_trip_with_their_types(value):
     assert _same(wire.decode(wire.encode(value)), value)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint64", "bool", "complex64", ">i4"])
+@pytest.mark.parametrize(
+    "dtype", ["float32", "float64", "float16", "int8", "uint64", "bool", "complex64", ">i4"]
+)
 def test_arrays_round_trip_bit_for_bit(dtype):
     rng = np.random.default_rng(0)
     array = (rng.standard_normal((3, 4)) * 100).astype(dtype)

@@ -32,7 +32,9 @@ def test_communication_options_timeout_seconds_bounds_a_cross_worker_call():
 
 
 def test_without_timeout_seconds_the_straggler_is_only_slow():
-    assert [float(r) for r in launch(_straggler(None), workers=2, devices_per_worker=1)] == [2.0] * 2
+    assert [float(r) for r in launch(_straggler(None), workers=2, devices_per_worker=1)] == [
+        2.0
+    ] * 2
 
 
 def test_simdist_worker_timeout_bounds_the_virtual_cluster(monkeypatch):
@@ -57,7 +59,10 @@ def test_an_error_names_the_global_replica_its_worker_and_task():
         launch(program, cluster=cluster, devices_per_worker=2)
     notes = info.value.__notes__
     assert info.value.replica_id_in_sync_group == 3
-    assert "(raised on replica_id_in_sync_group 3 of 4: local replica 1 of worker 1 (worker:0)" in notes[0]
+    assert (
+        "(raised on replica_id_in_sync_group 3 of 4: local replica 1 of worker 1 (worker:0)"
+        in notes[0]
+    )
     assert not any(n.startswith("(raised on replica 1 of 2") for n in notes)  # not the local id
 
 
@@ -73,7 +78,11 @@ def _imports(module: pathlib.Path) -> set[str]:
 
 def test_the_worker_context_and_the_mpi_readers_sit_below_the_transports():
     root = pathlib.Path(tf.__file__).parent
-    for path in ("distribute/worker_context.py", "distribute/mpi_env.py", "distribute/virtual_devices.py",
-                 "distribute/cluster_resolver/mpi.py"):
+    for path in (
+        "distribute/worker_context.py",
+        "distribute/mpi_env.py",
+        "distribute/virtual_devices.py",
+        "distribute/cluster_resolver/mpi.py",
+    ):
         upward = {m for m in _imports(root / path) if m.startswith("simdist.backends")}
         assert not upward, f"{path} imports {upward} (a layer above it)"
