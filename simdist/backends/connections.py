@@ -13,6 +13,8 @@ above it. Each link is a ``multiprocessing.connection.Connection`` over TCP:
 * after that, each link has a reader thread that decodes whole messages
   (:mod:`simdist.backends.wire`, never pickle) into the link's inbox, so a sender never
   blocks on a peer that is itself sending; a closed connection puts :data:`CLOSED` there.
+  A data-plane array travels as a small ``("array", call, tag, dtype, shape)`` header and
+  then its raw bytes (no copy on the way out, one buffer on the way in).
 
 Every step has the start-up deadline; a handshake that stalls (a client that connects and
 says nothing) only ever holds its own thread.
@@ -20,6 +22,7 @@ says nothing) only ever holds its own thread.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import queue
@@ -27,6 +30,8 @@ import socket
 import threading
 import time
 from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
+
+import numpy as np
 
 from simdist import errors
 from simdist.backends import wire
@@ -58,17 +63,48 @@ class Link:
                 self.inbox.put(CLOSED)
                 return
             try:
-                self.inbox.put(wire.decode(data))
+                message = wire.decode(data)
+                if isinstance(message, tuple) and message[:1] == ("array",):
+                    message = self._array(message)
             except ValueError as exc:  # a garbled message is a broken peer
                 self.inbox.put(("garbled", str(exc)))
                 self.inbox.put(CLOSED)
                 return
+            except (EOFError, OSError):
+                self.inbox.put(CLOSED)
+                return
+            self.inbox.put(message)
+
+    def _array(self, header: tuple) -> tuple:
+        """``("array", call, tag, dtype, shape)`` is followed by the array's raw bytes:
+        returns ``("data", call, tag, array)``."""
+        if len(header) != 5 or not isinstance(header[4], tuple):
+            raise ValueError(f"a malformed array header {header!r}")
+        dtype = np.dtype(header[3]) if isinstance(header[3], str) else None
+        if dtype is None or dtype.kind not in "biufc" or dtype.str != header[3]:
+            raise ValueError(f"an array header with dtype {header[3]!r}")
+        shape = header[4]
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+            raise ValueError(f"an array header with shape {shape!r}")
+        raw = self._conn.recv_bytes()
+        if len(raw) != math.prod(shape) * dtype.itemsize:
+            raise ValueError(f"{len(raw)} bytes for a {dtype} array of shape {shape}")
+        return ("data", header[1], header[2], np.frombuffer(raw, dtype=dtype).reshape(shape))
 
     def send(self, message) -> None:
         """Send one message; ``OSError`` when the peer is gone."""
         data = wire.encode(message)
         with self._send_lock:
             self._conn.send_bytes(data)
+
+    def send_array(self, call: int, tag: int, array: np.ndarray) -> None:
+        """Send a data-plane array as a small header and its raw bytes, with no copy; the
+        peer's inbox gets ``("data", call, tag, array)`` (a read-only array)."""
+        array = np.ascontiguousarray(array)
+        header = wire.encode(("array", call, tag, array.dtype.str, tuple(array.shape)))
+        with self._send_lock:
+            self._conn.send_bytes(header)
+            self._conn.send_bytes(memoryview(array.reshape(-1).view(np.uint8)))
 
     def close(self) -> None:
         if self.closed:

@@ -31,15 +31,13 @@ from __future__ import annotations
 
 import collections
 import os
-import socket
 import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from simdist.backends import exit_guard, peer_errors, plan_program, process_env, wire
+from simdist.backends import exit_guard, peer_errors, plan_program, process_env
 from simdist.backends.base import Transport
 from simdist.backends.mpi_job import (  # the job-level helpers, re-exported here
     INSTALL_HINT,
@@ -48,14 +46,13 @@ from simdist.backends.mpi_job import (  # the job-level helpers, re-exported her
     import_mpi,
     run_worker_main,
 )
+from simdist.backends.mpi_watch import MPIWatch
 from simdist.collectives.plan import Plan
 
 __all__ = ["INSTALL_HINT", "MPITransport", "check_world_size", "import_mpi", "run_worker_main"]
 
 _ALIGN = 64  # bytes: receive buffers start on cache-line boundaries
-_CONTROL = 1  # the control communicator's one tag
 _HISTORY = 8  # cross-worker calls remembered for error messages
-_DEADLINE_SOURCE = "CommunicationOptions.timeout_seconds or SIMDIST_WORKER_TIMEOUT"
 
 
 class MPITransport(Transport):
@@ -108,8 +105,7 @@ class MPITransport(Transport):
         self._calls = 0
         self._history: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self._failure: BaseException | None = None
-        me = (socket.gethostname(), os.getpid())
-        self._procs = [tuple(p) for p in self._ctrl.allgather(me)]  # start-up: all present
+        self._watch = MPIWatch(MPI, self._ctrl)
         exit_guard.install(self)
 
     @property
@@ -169,69 +165,19 @@ class MPITransport(Transport):
         return None
 
     def _gather(self, message, waiting_in: str, timeout: float) -> list:
-        """Every worker's ``message`` through the control communicator, with the deadline:
-        point-to-point (so a late worker is known by name), encoded by :mod:`wire`."""
-        MPI, ctrl = self._MPI, self._ctrl
-        data = np.frombuffer(wire.encode(message), dtype=np.uint8)
-        sends = [ctrl.Isend([data, MPI.BYTE], dest=p, tag=_CONTROL) for p in self._peers()]
-        gathered: list = [None] * self._size
-        gathered[self._rank] = wire.decode(data)
-        pending = set(self._peers())
-        deadline = time.monotonic() + timeout
-        status = MPI.Status()
-        polls = 0
-        while pending:
-            for peer in sorted(pending):
-                if ctrl.Iprobe(source=peer, tag=_CONTROL, status=status):
-                    buf = np.empty(status.Get_count(MPI.BYTE), dtype=np.uint8)
-                    ctrl.Recv([buf, MPI.BYTE], source=peer, tag=_CONTROL)
-                    gathered[peer] = wire.decode(buf)
-                    pending.discard(peer)
-            if pending:
-                polls = self._pause(polls, deadline, sorted(pending), waiting_in, timeout)
-        self._wait(sends, [], waiting_in, timeout, deadline)
-        return gathered
+        try:
+            return self._watch.gather(message, waiting_in, timeout)
+        except BaseException as exc:
+            raise self._fail(exc) from None
 
     def _peers(self) -> list[int]:
-        return [p for p in range(self._size) if p != self._rank]
+        return self._watch.peers()
 
-    def _pause(self, polls: int, deadline: float, pending: list[int], waiting_in, timeout) -> int:
-        """Between two polls: check the deadline and the peers' processes, then yield."""
-        now = time.monotonic()
-        if now > deadline:
-            raise self._fail(
-                peer_errors.late(pending, self._rank, waiting_in, timeout, _DEADLINE_SOURCE)
-            )
-        if polls % 32 == 31:
-            for peer in pending:
-                if not self._alive(peer):
-                    raise self._fail(peer_errors.died(peer, self._rank, waiting_in))
-        if polls > 64:
-            time.sleep(0.0002 if polls < 2048 else 0.002)
-        return polls + 1
-
-    def _alive(self, peer: int) -> bool:
-        host, pid = self._procs[peer]
-        if host != self._procs[self._rank][0]:
-            return True  # another host: MPI's launcher sees it, this process cannot
+    def _wait(self, requests, receive_peers, waiting_in, timeout) -> list:
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-    def _wait(self, requests, receive_peers, waiting_in, timeout, deadline=None) -> list:
-        """``Waitall`` with the deadline and the peers' processes watched."""
-        MPI = self._MPI
-        statuses = [MPI.Status() for _ in requests]
-        deadline = time.monotonic() + timeout if deadline is None else deadline
-        polls = 0
-        late = sorted(set(receive_peers)) or self._peers()
-        while not MPI.Request.Testall(requests, statuses):
-            polls = self._pause(polls, deadline, late, waiting_in, timeout)
-        return statuses
+            return self._watch.wait(requests, receive_peers, waiting_in, timeout)
+        except BaseException as exc:
+            raise self._fail(exc) from None
 
     def abort(self, message: str) -> None:
         sys.stderr.write(f"simdist: worker {self._rank} of {self._size} aborts: {message}\n")

@@ -218,7 +218,7 @@ class SocketTransport(Transport):
             self._check_usable()
             for message, array in zip(sends, outgoing, strict=True):
                 try:
-                    self._links[message.peer].send(("data", call, message.tag, array))
+                    self._links[message.peer].send_array(call, message.tag, array)
                 except OSError:
                     pass  # seen as a closed connection when its reply is awaited
             deadline = time.monotonic() + timeout

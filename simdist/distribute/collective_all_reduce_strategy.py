@@ -359,7 +359,9 @@ def _not_running(num_workers: int, index: int, transport) -> str:
             "process is not part of a running cluster, so the first collective would wait "
             "forever. Start every worker: in one process with simdist.sim.launch(fn, "
             f"workers={num_workers}) (or `simdist check-cluster` to test a TF_CONFIG), or as "
-            f"processes with `mpiexec -n {num_workers} python -m mpi4py your_script.py`."
+            f"processes with `mpiexec -n {num_workers} python -m mpi4py your_script.py`, or "
+            "one process per task with TF_CONFIG in each one's environment (python -m "
+            f"simdist.sim.processes -n {num_workers} your_script.py starts them locally)."
         )
     return (
         f"The cluster resolver says this task is worker {index} of {num_workers}, but the "

@@ -25,9 +25,9 @@ CASES = {
     "extra": ((), r"[Ww]orker 0 (\(worker:0\) )?left its program after 9 cross-worker calls"),
     "exit0": ((), r"[Ww]orker 1 (\(worker:1\) )?left its program after 3 cross-worker calls"),
     "sleep": (
-        ("--timeout-seconds", "1", "--sleep", "3"),
+        ("--timeout-seconds", "0.5", "--sleep", "1.5"),
         r"DeadlineExceededError: (Worker 0 \(worker:0\) gave up: )?Worker 0 (\(worker:0\) )?"
-        r"waited 1 s .* for worker 1",
+        r"waited 0.5 s .* for worker 1",
     ),
 }
 
