@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from simdist.backends import exit_guard, peer_errors, plan_program, process_env
+from simdist.backends import exit_guard, mpi_guard, peer_errors, plan_program, process_env
 from simdist.backends.base import Transport
 from simdist.backends.mpi_job import (  # the job-level helpers, re-exported here
     INSTALL_HINT,
@@ -107,6 +107,7 @@ class MPITransport(Transport):
         self._failure: BaseException | None = None
         self._watch = MPIWatch(MPI, self._ctrl)
         exit_guard.install(self)
+        mpi_guard.report("joined")
 
     @property
     def num_workers(self) -> int:
@@ -218,6 +219,7 @@ class MPITransport(Transport):
                 )
             raise self._fail(error)
         self._comm = None  # MPI_Finalize frees the communicators
+        mpi_guard.report("goodbye")
 
     def close(self) -> None:
         if self._comm is not None and self._comm != self._MPI.COMM_NULL:

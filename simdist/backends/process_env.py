@@ -10,7 +10,8 @@ them over):
   (set by a launcher, or by the user); without it the key is derived from the cluster
   (:func:`job_key`);
 * ``SIMDIST_MPI_NATIVE_ALLREDUCE=1``: MPI's own ``Allreduce`` (fast, not bit-identical);
-* ``TF_CONFIG``: the process's task in a cluster started one process per task.
+* ``TF_CONFIG``: the process's task in a cluster started one process per task;
+* ``SIMDIST_MPI_GUARD_FD``: set by :mod:`simdist.backends.mpi_guard` for its child rank.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ import json
 import os
 from typing import Any
 
-__all__ = ["worker_timeout", "job_key", "native_allreduce", "tf_config_cluster"]
+__all__ = [
+    "worker_timeout",
+    "job_key",
+    "native_allreduce",
+    "mpi_guard_fd",
+    "tf_config_cluster",
+    "training_cluster",
+]
 
 DEFAULT_TIMEOUT = 600.0
 _KEY_DOMAIN = b"simdist job key v1\0"
@@ -56,6 +64,11 @@ def worker_timeout(override: float | None = None) -> float:
 def native_allreduce() -> bool:
     """Whether ``SIMDIST_MPI_NATIVE_ALLREDUCE=1`` asks for MPI's own Allreduce."""
     return _read("SIMDIST_MPI_NATIVE_ALLREDUCE") == "1"
+
+
+def mpi_guard_fd() -> str | None:
+    """The descriptor of this rank's guard pipe (``None`` without a guard)."""
+    return _read("SIMDIST_MPI_GUARD_FD")
 
 
 def job_key(cluster: dict[str, list[str]]) -> tuple[bytes, str]:

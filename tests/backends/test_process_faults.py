@@ -103,3 +103,51 @@ def test_an_mpi_rank_that_dies_with_status_0_ends_the_job_at_once(ranks):
     job = mpi_spawn.run_script("faults.py", "--fault", "os_exit0", ranks=ranks, timeout=BOUND)
     assert job.seconds < BOUND
     assert "done" not in job.stdout
+
+
+def _guarded(fault: str, ranks: int) -> mpi_spawn.Job:
+    """The fault script under ``mpiexec -n ranks python -m simdist.backends.mpi_guard``."""
+    import subprocess
+    import sys
+    import time
+
+    command = [
+        mpi_spawn.launcher(),
+        "-n",
+        str(ranks),
+        sys.executable,
+        "-m",
+        "simdist.backends.mpi_guard",
+        FAULTS,
+        "--fault",
+        fault,
+    ]
+    start = time.perf_counter()
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=BOUND + 15,
+        cwd=mpi_spawn.REPO,
+        env=mpi_spawn.clean_env(MPIEXEC_TIMEOUT=str(int(BOUND))),
+    )
+    return mpi_spawn.Job(done.returncode, done.stdout, done.stderr, time.perf_counter() - start)
+
+
+@needs_mpi
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_under_the_guard_a_rank_that_dies_with_status_0_fails_the_job_naming_it(ranks):
+    job = _guarded("os_exit0", ranks)
+    assert job.returncode != 0 and job.seconds < BOUND
+    assert "worker 1 exited with status 0 in the middle of the job" in job.stderr
+    assert "done" not in job.stdout
+
+
+@needs_mpi
+@pytest.mark.mpi
+def test_the_guard_passes_a_clean_job_through():
+    job = _guarded("none", 2)
+    assert job.returncode == 0, job.stderr
+    # the ranks' lines may interleave in the forwarded stdout: pick them out
+    assert sorted(re.findall(r"done (\d) 12\.0", job.stdout)) == ["0", "1"]
