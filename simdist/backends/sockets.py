@@ -48,13 +48,15 @@ class SocketTransport(Transport):
         names: every task's name (``"chief:0"``, ``"worker:1"``), for messages.
         index: this process's worker index.
         key: the job key both ends of every link must hold.
-        timeout: the default deadline of every wait, in seconds (start-up included).
+        timeout: the default deadline of every wait, in seconds.
         key_source: where the key came from, for messages.
         exit_guard_on: register the goodbye/abort at interpreter exit (the default).
+        startup_timeout: how long to wait for the other tasks to connect (default
+            ``max(timeout, 60)``: tasks started by hand start seconds apart).
 
     Raises:
         ValueError: this task's address cannot be listened on here.
-        DeadlineExceededError: the other tasks did not all connect within ``timeout``.
+        DeadlineExceededError: the other tasks did not all connect in ``startup_timeout``.
         UnauthenticatedError: a peer holds another job key.
     """
 
@@ -67,6 +69,7 @@ class SocketTransport(Transport):
         timeout: float,
         key_source: str = "",
         exit_guard_on: bool = True,
+        startup_timeout: float | None = None,
     ) -> None:
         self._addresses = list(addresses)
         self._names = list(names)
@@ -74,7 +77,8 @@ class SocketTransport(Transport):
         self._count = len(self._addresses)
         self._timeout = float(timeout)
         self._key_source = key_source
-        self._links = open_mesh(self._addresses, self._names, self._index, key, self._timeout)
+        startup = max(self._timeout, 60.0) if startup_timeout is None else float(startup_timeout)
+        self._links = open_mesh(self._addresses, self._names, self._index, key, startup)
         self._calls = 0
         self._history: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self._peer_history: dict[int, list[str]] = {}

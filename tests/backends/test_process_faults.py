@@ -151,3 +151,33 @@ def test_the_guard_passes_a_clean_job_through():
     assert job.returncode == 0, job.stderr
     # the ranks' lines may interleave in the forwarded stdout: pick them out
     assert sorted(re.findall(r"done (\d) 12\.0", job.stdout)) == ["0", "1"]
+
+
+def test_simdist_worker_timeout_bounds_tf_config_processes():
+    run = run_processes(
+        [FAULTS, "--fault", "sleep", "--sleep", "1.5"],
+        2,
+        env={**mpi_spawn.clean_env(), "SIMDIST_WORKER_TIMEOUT": "0.5"},
+        timeout=BOUND,
+        grace=5,
+    )
+    assert all(t.returncode != 0 for t in run.tasks)
+    assert all("DeadlineExceededError" in t.stderr for t in run.tasks)
+    assert "waited 0.5 s" in run.tasks[0].stderr and "for worker 1" in run.tasks[0].stderr
+
+
+@needs_mpi
+@pytest.mark.mpi
+def test_simdist_worker_timeout_bounds_an_mpi_job():
+    job = mpi_spawn.run_script(
+        "faults.py",
+        "--fault",
+        "sleep",
+        "--sleep",
+        "1.5",
+        ranks=2,
+        timeout=BOUND,
+        env={"SIMDIST_WORKER_TIMEOUT": "0.5"},
+    )
+    assert job.returncode != 0 and job.seconds < BOUND
+    assert re.search(r"DeadlineExceededError: Worker 0 waited 0.5 s .* for worker 1", job.stderr)

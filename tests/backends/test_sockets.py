@@ -58,7 +58,9 @@ def _open(workers: int, timeout: float = 10.0, keys=None) -> list:
     keys = keys or [KEY] * workers
     made = _parallel(
         [
-            lambda i=i: SocketTransport(addresses, names, i, keys[i], timeout, exit_guard_on=False)
+            lambda i=i: SocketTransport(
+                addresses, names, i, keys[i], timeout, exit_guard_on=False, startup_timeout=timeout
+            )
             for i in range(workers)
         ]
     )
@@ -170,7 +172,7 @@ def test_a_missing_worker_is_named_at_start_up():
     addresses, names = _cluster(2)
     start = time.monotonic()
     with pytest.raises(errors.DeadlineExceededError, match=r"worker\(s\) \['1 \(worker:1\)'\]"):
-        SocketTransport(addresses, names, 0, KEY, 0.5, exit_guard_on=False)
+        SocketTransport(addresses, names, 0, KEY, 0.5, exit_guard_on=False, startup_timeout=0.5)
     assert time.monotonic() - start < 5
 
 
