@@ -61,7 +61,7 @@ def _at_exit() -> None:
     while _transports:
         transport = _transports.pop()
         if failed is not None:
-            transport.abort_quietly(str(failed), type(failed).__name__)
+            transport.abort_quietly(_describe(failed), type(failed).__name__)
             continue
         try:
             transport.finish()
@@ -74,3 +74,9 @@ def _at_exit() -> None:
             sys.stderr.flush()
             transport.abort_quietly(str(exc), type(exc).__name__)
             os._exit(1)
+
+
+def _describe(error: BaseException) -> str:
+    """The error's message with its notes (which replica, worker and task raised it)."""
+    notes = " ".join(getattr(error, "__notes__", ()) or ())
+    return f"{error} {notes}".strip()

@@ -63,8 +63,8 @@ def from_abort(peer: int, kind: str, text: str, me: int, names=None) -> BaseExce
     if kind == "CollectiveMismatchError":
         return CollectiveMismatchError(f"{_who(peer, names).capitalize()} reports: {text}")
     return WorkerFailedError(
-        f"{_who(peer, names).capitalize()} failed with {kind}: {text}\n"
-        f"({_who(me, names)} stopped with it; every worker of the job stops.)",
+        f"{_who(me, names).capitalize()} stops, as every worker of the job does: "
+        f"{_who(peer, names)} failed with {kind}: {text}",
         peer,
     )
 

@@ -20,7 +20,6 @@ from simdist.sim.faults import WorkerFailure as WorkerFailure
 from simdist.sim.faults import WorkerKilled as WorkerKilled
 from simdist.sim.launch import launch as launch
 from simdist.sim.launch import launch_script as launch_script
-from simdist.sim.processes import run_processes as run_processes
 from simdist.sim.profile import profile as profile
 from simdist.sim.profile_report import ProfileReport as ProfileReport
 from simdist.sim.synthetic_digits import load_synthetic_digits as load_synthetic_digits

@@ -64,26 +64,31 @@ class ClusterRun:
     def ok(self) -> bool:
         return all(t.returncode == 0 for t in self.tasks)
 
-    def first_failure(self) -> TaskRun | None:
-        """The task that failed first on its own (not one this runner killed)."""
-        own = [t for t in self.tasks if t.returncode != 0 and not t.killed]
-        pool = own or [t for t in self.tasks if t.returncode != 0]
-        return min(pool, key=lambda t: t.seconds) if pool else None
+    def failures(self) -> list[TaskRun]:
+        """The tasks that exited nonzero, those that ended on their own first."""
+        return sorted(
+            (t for t in self.tasks if t.returncode != 0), key=lambda t: (bool(t.killed), t.seconds)
+        )
 
     def check(self) -> ClusterRun:
         """``self`` when every task exited 0.
 
         Raises:
-            ProcessClusterError: naming the first task that failed, with its stderr's end.
+            ProcessClusterError: naming the failed tasks, each with its last error line (a
+                task's error names the worker that caused it, where that is another).
         """
-        failed = self.first_failure()
-        if failed is None:
+        failed = self.failures()
+        if not failed:
             return self
-        tail = "\n".join(failed.stderr.strip().splitlines()[-15:])
+        lines = []
+        for task in failed:
+            last = (task.stderr.strip().splitlines() or ["(no output)"])[-1]
+            why = f", {task.killed}" if task.killed else ""
+            lines.append(f"  {task.task} (exit {task.returncode}{why}): {last[:400]}")
         raise ProcessClusterError(
-            f"task {failed.task} of the process cluster exited with status "
-            f"{failed.returncode}{f' ({failed.killed})' if failed.killed else ''}:\n{tail}",
-            failed.task,
+            f"{len(failed)} of {len(self.tasks)} tasks of the process cluster failed:\n"
+            + "\n".join(lines),
+            failed[0].task,
         )
 
 
@@ -242,9 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"=== {task.task} ({status}, {task.seconds:.1f} s) ===")
         sys.stdout.write(task.stdout)
         sys.stderr.write(task.stderr)
-    failed = result.first_failure()
-    if failed is not None:
-        print(f"FAILED: task {failed.task} exited with status {failed.returncode}", file=sys.stderr)
+    try:
+        result.check()
+    except ProcessClusterError as exc:
+        print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -77,7 +77,10 @@ def test_two_shells_with_nothing_but_tf_config_meet_with_the_derived_key():
 def test_a_failed_task_is_named_by_check():
     run = run_processes(["-c", "import sys; sys.exit(3)"], 2, timeout=30)
     assert not run.ok
-    with pytest.raises(ProcessClusterError, match="task worker:. of the process cluster exited"):
+    with pytest.raises(
+        ProcessClusterError,
+        match=r"2 of 2 tasks of the process cluster failed:\n  worker:. \(exit 3\)",
+    ):
         run.check()
 
 
