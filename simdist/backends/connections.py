@@ -91,9 +91,10 @@ class Link:
             raise ValueError(f"{len(raw)} bytes for a {dtype} array of shape {shape}")
         return ("data", header[1], header[2], np.frombuffer(raw, dtype=dtype).reshape(shape))
 
-    def send(self, message) -> None:
-        """Send one message; ``OSError`` when the peer is gone."""
-        data = wire.encode(message)
+    def send(self, message, encoded: bytes | None = None) -> None:
+        """Send one message (``encoded``: its :func:`wire.encode` bytes, when already made);
+        ``OSError`` when the peer is gone."""
+        data = wire.encode(message) if encoded is None else encoded
         with self._send_lock:
             self._conn.send_bytes(data)
 

@@ -106,9 +106,10 @@ class SocketTransport(Transport):
         return [p for p in range(self._count) if p != self._index]
 
     def _send_all(self, message) -> None:
+        encoded = wire.encode(message)  # once for every peer
         for peer in self._peers():
             try:
-                self._links[peer].send(message)
+                self._links[peer].send(message, encoded)
             except OSError:
                 pass  # a dead peer: its reader has seen or will see the closed connection
 
@@ -173,9 +174,7 @@ class SocketTransport(Transport):
         self._calls += 1
         waiting_in = f"cross-worker call {call + 1} ({label or 'exchange'})"
         self._history.append(label or "exchange")
-        encoded = ("call", call, label, obj)
-        wire.encode(encoded)  # a value the wire cannot carry fails here, on this worker
-        self._send_all(encoded)
+        self._send_all(("call", call, label, obj))  # a value the wire cannot carry fails here
         gathered: list = [None] * self._count
         gathered[self._index] = wire.decode(wire.encode(obj))  # as the peers see it
         deadline = time.monotonic() + timeout
