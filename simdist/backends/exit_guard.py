@@ -9,7 +9,8 @@ transport is registered here when it is created, and at interpreter exit:
   peer which worker failed and how (``Transport.abort``): they raise
   :class:`~simdist.backends.base.WorkerFailedError` naming it at once, instead of waiting;
 * otherwise the transport says goodbye (``Transport.finish``): every worker announces that
-  it left after N cross-worker calls and waits, within the deadline, for the others' goodbyes.
+  it left after N cross-worker calls and waits, up to the deadline, for the others' goodbyes
+  (a peer still running then, without a call, is not an error).
   A peer still waiting in a collective receives the goodbye instead of its data and raises
   ``CollectiveMismatchError`` naming this worker; this worker, hearing that, prints the
   error and exits with status 1, so the job's exit status is nonzero on both sides.

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from simdist import errors
 from simdist.backends import exit_guard, mpi_guard, peer_errors, plan_program, process_env
 from simdist.backends.base import Transport
 from simdist.backends.mpi_job import (  # the job-level helpers, re-exported here
@@ -195,7 +196,11 @@ class MPITransport(Transport):
         self._parent.Abort(1)
 
     def finish(self, timeout: float | None = None) -> None:
-        """Say goodbye to every worker at the end of the program, within the deadline.
+        """Say goodbye to every worker at the end of the program.
+
+        A peer still running at the deadline without a call (a chief saving a model while the
+        workers leave) is not an error: a call it makes later meets the goodbye, and
+        ``MPI_Finalize`` waits for it as MPI does.
 
         Raises:
             CollectiveMismatchError: a worker still waits in a cross-worker call.
@@ -205,7 +210,18 @@ class MPITransport(Transport):
             return
         timeout = self._timeout if timeout is None else float(timeout)
         waiting_in = f"its goodbye after {self._calls} cross-worker calls"
-        gathered = self._gather(("bye", self._calls, list(self._history)), waiting_in, timeout)
+        try:
+            gathered = self._watch.gather(
+                ("bye", self._calls, list(self._history)), waiting_in, timeout
+            )
+        except errors.DeadlineExceededError as exc:
+            if not getattr(exc, "late_workers", None):
+                raise self._fail(exc) from None
+            # A peer still running without a call (a chief saving a model): not an error;
+            # a call it makes later meets this goodbye. MPI_Finalize waits for it.
+            self._comm = None
+            mpi_guard.report("goodbye")
+            return
         for peer, message in enumerate(gathered):
             if peer == self._rank or message[0] == "bye":
                 continue

@@ -81,12 +81,15 @@ def died(peer: int, me: int, waiting_in: str, names=None, address: str = "") -> 
 
 
 def late(missing: Sequence[int], me: int, waiting_in: str, timeout: float, source: str, names=None):
-    """``missing`` workers did not arrive within the deadline."""
+    """``missing`` workers did not arrive within the deadline (listed in the error's
+    ``late_workers``)."""
     who = ", ".join(_who(w, names) for w in missing)
-    return errors.DeadlineExceededError(
+    error = errors.DeadlineExceededError(
         None,
         None,
         f"{_who(me, names).capitalize()} waited {timeout:g} s in {waiting_in} for {who}, "
         f"which did not arrive ({source}). Is it blocked (a lock, an input pipeline, an "
         "endless loop) or just slow? Raise the deadline if it is slow.",
     )
+    error.late_workers = list(missing)
+    return error

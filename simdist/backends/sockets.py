@@ -279,9 +279,13 @@ class SocketTransport(Transport):
     def finish(self, timeout: float | None = None) -> None:
         """Say goodbye and wait for every peer's (see :mod:`simdist.backends.exit_guard`).
 
+        A peer still running at the deadline without a call (a chief that saves a model
+        while the workers leave) is not an error: the goodbye waits in its inbox, and a call
+        it makes later meets it there (``CollectiveMismatchError`` on its side).
+
         Raises:
-            CollectiveMismatchError: a peer still waits in a cross-worker call.
-            WorkerFailedError, DeadlineExceededError: a peer failed, died or is late.
+            CollectiveMismatchError: a peer waits in a further cross-worker call.
+            WorkerFailedError: a peer failed or died.
         """
         if self._closed or self._failure is not None:
             self.close()
@@ -294,6 +298,8 @@ class SocketTransport(Transport):
             for peer in self._peers():
                 message, error = self._receive(peer, deadline, waiting_in, timeout, bye_ok=True)
                 if error is None and message[0] == "bye":
+                    continue
+                if getattr(error, "late_workers", None):  # still running: not an error
                     continue
                 if error is None:
                     peer_label = message[2] if message[0] == "call" else message[0]

@@ -208,3 +208,22 @@ def test_a_late_worker_trips_the_call_deadline_on_every_worker(pair):
     assert isinstance(e0, errors.DeadlineExceededError) and "worker 1 (worker:1)" in str(e0)
     assert isinstance(e1, errors.DeadlineExceededError)  # told by worker 0, not a hang
     assert time.monotonic() - start < 5
+
+
+def test_a_peer_that_runs_on_past_the_goodbye_deadline_is_not_an_error(pair):
+    def chief_saves_then_leaves():
+        time.sleep(0.6)  # longer than the worker's goodbye deadline, no collective
+        pair[0].finish()
+
+    (s0, _), (s1, _) = _parallel([chief_saves_then_leaves, lambda: pair[1].finish(timeout=0.2)])
+    assert (s0, s1) == ("ok", "ok")
+
+
+def test_a_call_made_after_a_peer_left_meets_its_goodbye(pair):
+    def chief_calls_late():
+        time.sleep(0.6)
+        return pair[0].all_gather_object("x", "a late reduce")
+
+    (s0, e0), (s1, _) = _parallel([chief_calls_late, lambda: pair[1].finish(timeout=0.2)])
+    assert s1 == "ok"
+    assert isinstance(e0, CollectiveMismatchError) and "Worker 1 (worker:1) left" in str(e0)
