@@ -106,7 +106,7 @@ class MPITransport(Transport):
         self._calls = 0
         self._history: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self._failure: BaseException | None = None
-        self._watch = MPIWatch(MPI, self._ctrl)
+        self._watch = MPIWatch(MPI, self._ctrl, self._timeout)
         exit_guard.install(self)
         mpi_guard.report("joined")
 

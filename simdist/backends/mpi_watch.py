@@ -36,13 +36,14 @@ class MPIWatch:
     Created collectively: every rank learns every other rank's host and process id.
     """
 
-    def __init__(self, MPI, ctrl) -> None:
+    def __init__(self, MPI, ctrl, timeout: float) -> None:
         self._MPI = MPI
         self._ctrl = ctrl
         self._rank = ctrl.Get_rank()
         self._size = ctrl.Get_size()
+        self._procs: list | None = None  # unknown until the first exchange
         me = (socket.gethostname(), os.getpid())
-        self._procs = [tuple(p) for p in ctrl.allgather(me)]  # start-up: all are present
+        self._procs = list(self.gather(me, "the MPI transport's start-up", timeout))
 
     def peers(self) -> list[int]:
         return [p for p in range(self._size) if p != self._rank]
@@ -90,6 +91,8 @@ class MPIWatch:
         return polls + 1
 
     def _alive(self, peer: int) -> bool:
+        if self._procs is None:
+            return True
         host, pid = self._procs[peer]
         if host != self._procs[self._rank][0]:
             return True  # another host: MPI's launcher sees it, this process cannot
