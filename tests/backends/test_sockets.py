@@ -77,6 +77,7 @@ def pair():
         t.close()
 
 
+@pytest.mark.slow
 def test_every_collective_plan_over_sockets_equals_the_executor_bitwise():
     sys.path.insert(0, str(mpi_spawn.SCRIPTS))
     try:
