@@ -180,7 +180,8 @@ class SocketTransport(Transport):
         deadline = time.monotonic() + timeout
         for peer in self._peers():
             message, error = self._receive(peer, deadline, waiting_in, timeout)
-            if error is None and (message[0] != "call" or message[1] != call):
+            well_formed = isinstance(message, tuple) and len(message) == 4
+            if error is None and (not well_formed or message[:2] != ("call", call)):
                 error = peer_errors.left_program(peer, -1, self._index, waiting_in, {}, self._names)
             if error is not None:
                 raise self._fail(error)
@@ -245,10 +246,9 @@ class SocketTransport(Transport):
         )
         if ok and got[3].shape == view.shape and got[3].dtype == view.dtype:
             return None
-        what = f"{got[3].dtype} {got[3].shape}" if ok else f"a {got[0] if got else '?'} message"
-        from simdist.distribute.runner import CollectiveMismatchError
-
-        return CollectiveMismatchError(
+        kind = got[0] if isinstance(got, tuple) and got else "?"
+        what = f"{got[3].dtype} {got[3].shape}" if ok else f"a {kind!r} message"
+        return peer_errors.CollectiveMismatchError(
             f"{label}: worker {message.peer} ({self._names[message.peer]}) sent {what} for "
             f"rank {message.move.src}, worker {self._index} expected {view.dtype} "
             f"{view.shape}; every rank needs the same shape and dtype in the same call."
