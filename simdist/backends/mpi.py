@@ -169,7 +169,7 @@ class MPITransport(Transport):
     def _gather(self, message, waiting_in: str, timeout: float) -> list:
         try:
             return self._watch.gather(message, waiting_in, timeout)
-        except BaseException as exc:
+        except (errors.OpError, ValueError) as exc:  # a late, dead or garbling peer
             raise self._fail(exc) from None
 
     def _peers(self) -> list[int]:
@@ -178,7 +178,7 @@ class MPITransport(Transport):
     def _wait(self, requests, receive_peers, waiting_in, timeout) -> list:
         try:
             return self._watch.wait(requests, receive_peers, waiting_in, timeout)
-        except BaseException as exc:
+        except errors.OpError as exc:  # a late or dead peer
             raise self._fail(exc) from None
 
     def abort(self, message: str) -> None:

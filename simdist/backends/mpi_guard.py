@@ -24,11 +24,11 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from simdist import settings
 from simdist.backends import process_env
 
 __all__ = ["report", "main"]
 
-_FD_VAR = "SIMDIST_MPI_GUARD_FD"
 _PMI_FD_VARS = ("PMI_FD",)  # MPICH/Hydra hands its PMI socket over as a descriptor
 
 
@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("usage: mpiexec -n N python -m simdist.backends.mpi_guard script.py ...\n")
         return 2
     read_end, write_end = os.pipe()
-    env = dict(os.environ, **{_FD_VAR: str(write_end)})
+    env = dict(os.environ, **{settings.env_name("mpi_guard_fd"): str(write_end)})
     keep = [int(os.environ[v]) for v in _PMI_FD_VARS if os.environ.get(v, "").isdigit()]
     child = subprocess.Popen(
         [sys.executable, "-m", "mpi4py", *args],

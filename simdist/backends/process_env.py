@@ -1,17 +1,11 @@
-"""What a worker process reads from its environment: its deadline, its job key, its task.
+"""What a worker process takes from its environment: its deadline, its job key, its task.
 
-Every variable is read through :func:`_read` (one place, so the settings module can take
-them over):
-
-* ``SIMDIST_WORKER_TIMEOUT`` (seconds, default 600): how long a worker waits at any
-  blocking point (a collective, the start-up rendezvous, the goodbye at exit) for the
-  others before it raises ``DeadlineExceededError``;
-* ``SIMDIST_JOB_KEY``: the secret that authenticates the workers of one job to each other
-  (set by a launcher, or by the user); without it the key is derived from the cluster
-  (:func:`job_key`);
-* ``SIMDIST_MPI_NATIVE_ALLREDUCE=1``: MPI's own ``Allreduce`` (fast, not bit-identical);
-* ``TF_CONFIG``: the process's task in a cluster started one process per task;
-* ``SIMDIST_MPI_GUARD_FD``: set by :mod:`simdist.backends.mpi_guard` for its child rank.
+The ``SIMDIST_*`` variables come from :mod:`simdist.settings` (``SIMDIST_WORKER_TIMEOUT``:
+how long a worker waits at any blocking point, a collective, the goodbye at exit, the
+start-up rendezvous, before ``DeadlineExceededError``; ``SIMDIST_JOB_KEY``: the secret that
+authenticates the workers of one job, without which the key is derived from the cluster,
+:func:`job_key`; ``SIMDIST_MPI_GUARD_FD``: set by :mod:`simdist.backends.mpi_guard`).
+TensorFlow's ``TF_CONFIG`` (the process's task) is read through :func:`_read`.
 """
 
 from __future__ import annotations
@@ -21,54 +15,36 @@ import json
 import os
 from typing import Any
 
+from simdist import settings
+
 __all__ = [
     "worker_timeout",
     "job_key",
-    "native_allreduce",
     "mpi_guard_fd",
     "tf_config_cluster",
     "training_cluster",
 ]
 
-DEFAULT_TIMEOUT = 600.0
 _KEY_DOMAIN = b"simdist job key v1\0"
 
 
 def _read(name: str) -> str | None:
-    """The environment variable ``name`` (``None`` when unset)."""
+    """The (non-simdist) environment variable ``name`` (``None`` when unset)."""
     return os.environ.get(name)
 
 
 def worker_timeout(override: float | None = None) -> float:
-    """The deadline in seconds: ``override`` if given, else ``SIMDIST_WORKER_TIMEOUT``, else 600.
+    """The deadline in seconds: ``override`` if given, else ``SIMDIST_WORKER_TIMEOUT`` (600).
 
     Raises:
         ValueError: the variable is not a positive number of seconds.
     """
-    if override is not None:
-        return float(override)
-    raw = _read("SIMDIST_WORKER_TIMEOUT")
-    if raw is None or not raw.strip():
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not value > 0:
-        raise ValueError(
-            f"SIMDIST_WORKER_TIMEOUT={raw!r} must be a positive number of seconds (e.g. 60)."
-        )
-    return value
-
-
-def native_allreduce() -> bool:
-    """Whether ``SIMDIST_MPI_NATIVE_ALLREDUCE=1`` asks for MPI's own Allreduce."""
-    return _read("SIMDIST_MPI_NATIVE_ALLREDUCE") == "1"
+    return float(override) if override is not None else settings.get().worker_timeout
 
 
 def mpi_guard_fd() -> str | None:
     """The descriptor of this rank's guard pipe (``None`` without a guard)."""
-    return _read("SIMDIST_MPI_GUARD_FD")
+    return settings.get().mpi_guard_fd or None
 
 
 def job_key(cluster: dict[str, list[str]]) -> tuple[bytes, str]:
@@ -81,9 +57,9 @@ def job_key(cluster: dict[str, list[str]]) -> tuple[bytes, str]:
     reuse a port); only a secret keeps out someone who can reach the ports and knows the
     cluster.
     """
-    secret = _read("SIMDIST_JOB_KEY")
+    secret = settings.get().job_key
     if secret:
-        return secret.encode("utf-8"), "SIMDIST_JOB_KEY"
+        return secret.encode("utf-8"), settings.env_name("job_key")
     canonical = json.dumps(cluster, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(_KEY_DOMAIN + canonical).digest(), "derived from the TF_CONFIG cluster"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 
+from simdist import settings
 from simdist.backends import process_env
 from simdist.backends.base import LocalTransport, Transport
 from simdist.distribute.mpi_env import in_mpi_job
@@ -41,7 +42,7 @@ def current_transport() -> Transport:
 
                 # The documented fast option: MPI's own Allreduce (not bit-identical to
                 # the virtual cluster).
-                native = process_env.native_allreduce()
+                native = settings.get().mpi_native_allreduce
                 _process_transport = MPITransport(native_allreduce=native)
                 _process_key = "mpi"
         return _process_transport

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from simdist import errors
+from simdist import errors, settings
 from simdist.distribute import replica_affinity
 
 __all__ = ["Collective", "CollectiveMismatchError", "ReplicaRunner", "current_replica"]
@@ -200,11 +200,7 @@ def current_replica() -> _Replica | None:
 
 
 def _timeout() -> float:
-    raw = os.environ.get("SIMDIST_REPLICA_TIMEOUT", "600")
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"SIMDIST_REPLICA_TIMEOUT={raw!r} must be a number of seconds.") from None
+    return settings.get().replica_timeout
 
 
 class ReplicaRunner:
@@ -316,7 +312,7 @@ class ReplicaRunner:
 
     def _deadline(self) -> tuple[float, str]:
         """The wait for the running one: the run's, or a shorter one a waiting call set."""
-        what = "SIMDIST_REPLICA_TIMEOUT" if self.noun == "replica" else "SIMDIST_WORKER_TIMEOUT"
+        what = settings.env_name(f"{self.noun}_timeout")
         timeout = self._timeout
         for r in self._replicas:
             call_timeout = getattr(r.value, "timeout", None) if r.status == "collective" else None

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from simdist import settings
 from simdist.distribute.cluster_resolver.tf_config import parse_tf_config, validate_tf_config
 from simdist.sim.check_cluster import ClusterReport, TaskReport, _rendezvous
 
@@ -65,7 +66,7 @@ def check_cluster_processes(
         ["-m", "simdist.sim.check_cluster_processes"],
         cluster=cluster,
         devices_per_worker=devices_per_worker,
-        env={"SIMDIST_WORKER_TIMEOUT": str(timeout)},
+        env={settings.env_name("worker_timeout"): str(timeout)},
         timeout=timeout + 30,
         grace=min(timeout, 10.0),
     )
@@ -104,7 +105,8 @@ def check_one_task(config: str | Mapping[str, Any], task: str, timeout: float = 
     os.environ["TF_CONFIG"] = json.dumps(
         {"cluster": cluster, "task": {"type": job, "index": int(index)}}
     )
-    os.environ.setdefault("SIMDIST_WORKER_TIMEOUT", str(timeout))
+    os.environ.setdefault(settings.env_name("worker_timeout"), str(timeout))
+    settings.reload()
     result = _rendezvous()
     count = sum(len(a) for a in cluster.values())
     local = result["replicas"] // count

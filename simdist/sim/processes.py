@@ -29,6 +29,8 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 
+from simdist import settings
+
 __all__ = ["TaskRun", "ClusterRun", "ProcessClusterError", "free_ports", "run_processes", "main"]
 
 
@@ -163,9 +165,9 @@ def run_processes(
         task_env["TF_CONFIG"] = json.dumps(
             {"cluster": cluster, "task": {"type": job, "index": index}}
         )
-        task_env["SIMDIST_JOB_KEY"] = key
+        task_env[settings.env_name("job_key")] = key
         if devices_per_worker is not None:
-            task_env["SIMDIST_VIRTUAL_GPUS"] = str(devices_per_worker)
+            task_env[settings.env_name("virtual_gpus")] = str(devices_per_worker)
         out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         files.append((out, err))
         procs.append(

@@ -37,8 +37,8 @@ def test_without_timeout_seconds_the_straggler_is_only_slow():
     ] * 2
 
 
-def test_simdist_worker_timeout_bounds_the_virtual_cluster(monkeypatch):
-    monkeypatch.setenv("SIMDIST_WORKER_TIMEOUT", "0.3")
+def test_simdist_worker_timeout_bounds_the_virtual_cluster(simdist_env):
+    simdist_env("SIMDIST_WORKER_TIMEOUT", "0.3")
     with pytest.raises(errors.DeadlineExceededError, match="SIMDIST_WORKER_TIMEOUT"):
         launch(_straggler(None), workers=2, devices_per_worker=1)
 
