@@ -108,15 +108,17 @@ class Link:
             self._conn.send_bytes(memoryview(array.reshape(-1).view(np.uint8)))
 
     def close(self) -> None:
+        """Shut the connection down; the reader sees the end and stops, then both
+        descriptors are closed (not under the reader's feet)."""
         if self.closed:
             return
         self.closed = True
-        try:
-            self._sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self._conn.close()
-        self._sock.close()
+        _shutdown(self._sock)
+        if threading.current_thread() is not self._reader:
+            self._reader.join(timeout=1.0)
+        if not self._reader.is_alive():
+            self._conn.close()
+            self._sock.close()
 
 
 def split_address(address: str) -> tuple[str, int]:
