@@ -71,7 +71,31 @@ def test_two_shells_with_nothing_but_tf_config_meet_with_the_derived_key():
         )
     outs = [p.communicate(timeout=60) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
-    assert _digest(outs[1][0]) == _virtual("--devices-per-worker", "1", "--steps", "3")
+    digest = _digest(outs[1][0])
+    assert digest == _virtual("--devices-per-worker", "1", "--steps", "3")
+    if mpi_spawn.missing() is None:  # and the same digest as mpiexec prints
+        done = subprocess.run(
+            [
+                mpi_spawn.launcher(),
+                "-n",
+                "2",
+                sys.executable,
+                "-m",
+                "mpi4py",
+                SCENARIO,
+                "--devices-per-worker",
+                "1",
+                "--steps",
+                "3",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            cwd=mpi_spawn.REPO,
+            env=mpi_spawn.clean_env(MPIEXEC_TIMEOUT="60"),
+        )
+        assert done.returncode == 0, done.stderr
+        assert _digest(done.stdout) == digest
 
 
 def test_a_failed_task_is_named_by_check():
