@@ -135,8 +135,10 @@ class MPITransport(Transport):
             if peer == self._rank:
                 continue
             error = self._interpret(peer, message, waiting_in)
-            if error is None and (message[0] != "call" or message[1] != call):
-                error = peer_errors.left_program(peer, -1, self._rank, waiting_in, {})
+            well_formed = isinstance(message, tuple) and len(message) == 4
+            if error is None and (not well_formed or message[:2] != ("call", call)):
+                what = f"a {message[0]!r} message" if isinstance(message, tuple) else "garbage"
+                error = peer_errors.out_of_step(peer, what, self._rank, waiting_in)
             if error is not None:
                 raise self._fail(error)
         return [message[3] for message in gathered]

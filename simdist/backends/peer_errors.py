@@ -16,7 +16,15 @@ from simdist import errors
 from simdist.backends.base import WorkerFailedError
 from simdist.distribute.runner import CollectiveMismatchError
 
-__all__ = ["history_lines", "left_program", "from_abort", "died", "late", "abort_message"]
+__all__ = [
+    "history_lines",
+    "left_program",
+    "out_of_step",
+    "from_abort",
+    "died",
+    "late",
+    "abort_message",
+]
 
 
 def _who(worker: int, names: Sequence[str] | None) -> str:
@@ -46,6 +54,15 @@ def left_program(
         "workers made different numbers of collective calls (one step fewer or more, a "
         "collective inside a branch only some workers take, sys.exit in the loop). Real "
         "hardware would hang here.\n" + history_lines(histories, names)
+    )
+
+
+def out_of_step(peer: int, what: str, me: int, waiting_in: str, names=None):
+    """``peer`` sent ``what`` where worker ``me`` expected its part of ``waiting_in``."""
+    return CollectiveMismatchError(
+        f"{_who(peer, names).capitalize()} sent {what} while {_who(me, names)} waits in "
+        f"{waiting_in}: the workers are in different cross-worker calls. Every worker must "
+        "make the same collective calls, in the same order."
     )
 
 

@@ -182,7 +182,8 @@ class SocketTransport(Transport):
             message, error = self._receive(peer, deadline, waiting_in, timeout)
             well_formed = isinstance(message, tuple) and len(message) == 4
             if error is None and (not well_formed or message[:2] != ("call", call)):
-                error = peer_errors.left_program(peer, -1, self._index, waiting_in, {}, self._names)
+                what = f"a {message[0]!r} message" if isinstance(message, tuple) else "garbage"
+                error = peer_errors.out_of_step(peer, what, self._index, waiting_in, self._names)
             if error is not None:
                 raise self._fail(error)
             gathered[peer] = message[3]
