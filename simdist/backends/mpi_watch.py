@@ -7,9 +7,9 @@ each, so a late worker is known by name; messages in :mod:`simdist.backends.wire
 never pickle), and :meth:`MPIWatch.wait` is ``Waitall`` as a ``Testall`` loop. Between polls
 the deadline is checked (``DeadlineExceededError`` naming the workers not yet heard from)
 and, every few dozen polls, whether each awaited peer's process on this host still exists
-(``WorkerFailedError`` naming it). The loop polls flat out for 5 ms (as MPI's own waits do),
-then until 50 ms yields the core between polls (``sched_yield``), then sleeps 1 ms between
-polls, so a long wait does not take a core from the others.
+(``WorkerFailedError`` naming it). The loop polls flat out 16 times, then until 50 ms yields
+the core between polls (``sched_yield``, as MPICH's own waits do: a peer that shares this
+core runs at once), then sleeps 1 ms between polls, so a long wait takes no core.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from simdist.backends import peer_errors, wire
 __all__ = ["MPIWatch"]
 
 _CONTROL = 1  # the control communicator's one tag
-_BUSY = 0.005  # seconds a wait polls flat out (as MPI's own waits do throughout)
+_BUSY_POLLS = 16  # polls a wait makes flat out before it yields the core between polls
 _SPIN = 0.05  # seconds it polls, yielding the core between polls, before it sleeps
 _DEADLINE_SOURCE = "CommunicationOptions.timeout_seconds or SIMDIST_WORKER_TIMEOUT"
 
@@ -82,10 +82,10 @@ class MPIWatch:
                 if not self._alive(peer):
                     raise peer_errors.died(peer, self._rank, waiting_in)
         waited = now - (deadline - timeout)
-        if waited < _BUSY:
-            pass  # poll again at once, as MPI's own waits do
+        if polls < _BUSY_POLLS:
+            pass  # poll again at once
         elif waited < _SPIN:
-            os.sched_yield()  # a peer on an oversubscribed core gets it
+            os.sched_yield()  # a peer waiting for this core gets it (MPICH's waits yield too)
         else:
             time.sleep(0.001)
         return polls + 1
