@@ -62,6 +62,21 @@ def test_a_faulty_tf_config_process_ends_every_process_nonzero_naming_it(fault):
     ]
 
 
+def test_a_killed_tf_config_process_is_named_by_the_others():
+    run = _tf_config_job("kill")
+    culprit, survivor = run.tasks[1], run.tasks[0]
+    assert culprit.returncode == -9 and survivor.returncode != 0 and not survivor.killed
+    assert re.search(r"Worker 1 \(worker:1\) at 127.0.0.1:\d+ died", survivor.stderr)
+
+
+@needs_mpi
+@pytest.mark.mpi
+def test_a_killed_mpi_rank_ends_the_job_nonzero():
+    job = mpi_spawn.run_script("faults.py", "--fault", "kill", ranks=2, timeout=BOUND)
+    assert job.returncode != 0 and job.seconds < BOUND
+    assert "done" not in job.stdout
+
+
 def test_a_tf_config_process_that_dies_with_status_0_is_named_by_the_others():
     run = _tf_config_job("os_exit0")
     culprit, survivor = run.tasks[1], run.tasks[0]

@@ -3,12 +3,14 @@
     python faults.py --fault return_early --worker 1 [--timeout-seconds 1]
 
 Faults: raise, return_early (one step fewer), extra (one collective more after the loop),
-exit0 (sys.exit(0) mid-loop), os_exit0 (os._exit(0) mid-loop), sleep (a straggler of
+exit0 (sys.exit(0) mid-loop), os_exit0 (os._exit(0) mid-loop), kill (SIGKILL mid-loop),
+sleep (a straggler of
 --sleep seconds mid-loop), none. Prints "done <worker> <total>" when the loop ends.
 """
 
 import argparse
 import os
+import signal
 import sys
 import time
 
@@ -40,6 +42,9 @@ for step in range(steps):
             os._exit(0)
         if args.fault == "sleep":
             time.sleep(args.sleep)
+        if args.fault == "kill":
+            sys.stdout.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
     value = strategy.run(lambda: tf.constant(float(me + 1)))
     total += float(strategy.reduce("SUM", value, axis=None))
 if culprit and args.fault == "extra":
