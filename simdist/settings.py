@@ -103,6 +103,16 @@ class Settings:
         "`1`: under `mpiexec`, all-reduce with MPI's own `Allreduce` (faster, not bit-identical "
         "to the virtual cluster); `0`: simdist's ring, bit-identical.",
     )
+    job_key: str = _setting(
+        "SIMDIST_JOB_KEY", "", _text,
+        "The secret that authenticates the processes of one TF_CONFIG job to each other (a "
+        "launcher sets a random one); empty: a key derived from the TF_CONFIG cluster.",
+    )
+    mpi_guard_fd: str = _setting(
+        "SIMDIST_MPI_GUARD_FD", "", _text,
+        "Set by `python -m simdist.backends.mpi_guard` for the rank it guards: the pipe its "
+        "transport reports to. Not for users.",
+    )
     tpu: str = _setting(
         "SIMDIST_TPU", "v3-8", _text,
         "The accelerator type of the TPU attached to this host (`TPUClusterResolver('')` / "
