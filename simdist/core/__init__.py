@@ -2,6 +2,10 @@
 
 from types import ModuleType as _ModuleType
 
+from simdist.core import blas_threads as _blas_threads
+
+_blas_threads.apply_policy()  # one BLAS thread (or SIMDIST_BLAS_THREADS): see blas_threads
+
 from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
 from simdist.core import overloads as _overloads  # noqa: F401 - installs x + y, x[i]...
