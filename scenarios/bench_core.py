@@ -61,6 +61,21 @@ def with_blas_threads(threads: int, fn):
     return run
 
 
+def with_intra_op_threads(threads: int, fn):
+    """``fn`` run with simdist's intra-op parallelism at ``threads`` threads."""
+    from simdist.core import intra_op
+
+    def run():
+        before = intra_op.intra_op_threads()
+        intra_op.set_intra_op_threads(threads)
+        try:
+            fn()
+        finally:
+            intra_op.set_intra_op_threads(before)
+
+    return run
+
+
 def make_batch(batch: int):
     rng = np.random.default_rng(0)
     images = rng.random((batch, 28, 28, 1), dtype=np.float32)
@@ -152,6 +167,9 @@ def main() -> None:
         f"simdist CNN step (batch {args.batch})": simdist_step(args.batch),
         "simdist, the same step with 2 BLAS threads": with_blas_threads(
             2, simdist_step(args.batch)
+        ),
+        "simdist, the same step on 1 intra-op thread": with_intra_op_threads(
+            1, simdist_step(args.batch)
         ),
     }
     gemm_flops = {name: 2 * 1024**3 for name in contenders if "GEMM" in name}
