@@ -1,6 +1,6 @@
 """Benchmark: what a simulated replica costs, from 1 to 32 virtual replicas.
 
-The seeds' CNN train step (forward, loss, gradient, Adam, all-reduce) under
+The tutorial's CNN train step (forward, loss, gradient, Adam, all-reduce) under
 MirroredStrategy on N virtual GPUs, in two series: the global batch fixed (64 images split N
 ways: the arithmetic stays the same, so what grows is the per-replica fixed cost) and the
 batch per replica fixed (16 images each: N times the arithmetic). All step functions run in
@@ -21,7 +21,7 @@ from side_by_side import print_table, side_by_side
 
 
 def step_function(replicas: int, global_batch: int):
-    """One training step of the seeds' CNN on ``replicas`` virtual GPUs, as a callable."""
+    """One training step of the tutorial's CNN on ``replicas`` virtual GPUs, as a callable."""
     import simdist as tf
     from simdist.demo import create_model
 
@@ -70,7 +70,7 @@ def main() -> None:
     for load in args.busy:
         with busy(load):
             ms = side_by_side(contenders, args.rounds, args.steps)
-        print(f"\nthe seeds' CNN train step, {label(load)} (median of {args.rounds} blocks)")
+        print(f"\nthe tutorial's CNN train step, {label(load)} (median of {args.rounds} blocks)")
         first = counts[0]
         rows = []
         for n in counts:

@@ -1,4 +1,4 @@
-"""Benchmark: the seeds' CNN train step at 1 and 4 replicas, simdist and TF side by side.
+"""Benchmark: the tutorial's CNN train step at 1 and 4 replicas, simdist and TF side by side.
 
 The tutorial's custom loop (global batch 64, Adam, ``compute_average_loss``) on synthetic
 digits shaped like Fashion-MNIST: simdist's MirroredStrategy on 1 and 4 virtual GPUs (and
@@ -145,7 +145,7 @@ def main() -> None:
         with busy(load):
             ms = side_by_side(contenders, args.rounds, args.steps)
         print(
-            f"\nthe seeds' CNN train step, global batch {args.batch}, {label(load)} "
+            f"\nthe tutorial's CNN train step, global batch {args.batch}, {label(load)} "
             f"(median of {args.rounds} alternating blocks of {args.steps} steps)"
         )
         rows = [(name, f"{t:.1f}", f"{args.batch / t * 1000:.0f}") for name, t in ms.items()]

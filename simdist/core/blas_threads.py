@@ -12,8 +12,8 @@ the whole process. Why one, for every matrix product (the measurements are in
   rank per core), whatever ``OPENBLAS_NUM_THREADS`` the shell happens to export.
 * **Busy machines.** OpenBLAS's idle workers spin; next to other processes (a second
   experiment, ``pytest -n auto``, the other ranks of an MPI job) they steal the core the
-  next op needs: beside two busy processes on 2 cores the seeds' CNN step took twice as
-  long with two BLAS threads as with one.
+  next op needs: beside two busy processes on 2 cores the tutorial's CNN step took many
+  times longer with two BLAS threads than with one.
 * **Little to lose.** The matrices of a simulated replica are small (a 64-image batch gives
   products of a few hundred rows by tens of columns), where a second BLAS thread gains less
   than it costs to start and join; on the 2-core machines we measure on, even a lone
@@ -27,8 +27,6 @@ it also covers BLAS libraries loaded after ``import simdist`` (SciPy's own OpenB
 
 from __future__ import annotations
 
-import os
-
 import numpy  # noqa: F401 - loads NumPy's BLAS first: threadpoolctl sees loaded libraries only
 
 try:
@@ -39,33 +37,17 @@ except ImportError as exc:  # a dependency of simdist: a broken install
         "contract); install it with `python3 -m pip install threadpoolctl`."
     ) from exc
 
-__all__ = ["apply_policy", "blas_threads", "set_blas_threads"]
+from simdist import settings
 
-_ENV = "SIMDIST_BLAS_THREADS"
-_INHERIT = "inherit"
-_DEFAULT = 1
+__all__ = ["apply_policy", "blas_threads", "set_blas_threads"]
 
 _controller: threadpoolctl.ThreadpoolController | None = None
 
 
 def blas_threads_from_environment() -> int | None:
-    """The policy's setting from ``SIMDIST_BLAS_THREADS``: a thread count, or None for
-    ``inherit`` (leave the BLAS libraries alone). Unset means one thread."""
-    raw = os.environ.get(_ENV, "").strip()
-    if raw == "":
-        return _DEFAULT
-    if raw.lower() == _INHERIT:
-        return None
-    try:
-        threads = int(raw)
-    except ValueError:
-        threads = 0
-    if threads < 1:
-        raise ValueError(
-            f"{_ENV}={raw!r} must be a positive number of BLAS threads or {_INHERIT!r} (leave "
-            "NumPy's BLAS as its own environment variables set it); unset, simdist uses 1."
-        )
-    return threads
+    """The policy's setting (``SIMDIST_BLAS_THREADS``, read by :mod:`simdist.settings`): a
+    thread count, or None for ``inherit`` (leave the BLAS libraries alone); unset: 1."""
+    return settings.get().blas_threads
 
 
 def _blas_controller(refresh: bool = False) -> threadpoolctl.ThreadpoolController:

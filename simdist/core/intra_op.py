@@ -27,27 +27,19 @@ import os
 import threading
 from collections.abc import Callable
 
-__all__ = ["intra_op_threads", "items_per_block", "run_blocks", "set_intra_op_threads"]
+from simdist import settings
 
-_ENV = "SIMDIST_INTRA_OP_THREADS"
+__all__ = ["intra_op_threads", "items_per_block", "run_blocks", "set_intra_op_threads"]
 
 
 def intra_op_threads_from_environment() -> int:
-    """``SIMDIST_INTRA_OP_THREADS`` (a positive count); unset: the CPUs this process may use."""
-    raw = os.environ.get(_ENV, "").strip()
-    if raw == "":
-        cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-        return len(cpus) if cpus else (os.cpu_count() or 1)
-    try:
-        threads = int(raw)
-    except ValueError:
-        threads = 0
-    if threads < 1:
-        raise ValueError(
-            f"{_ENV}={raw!r} must be a positive number of threads per op (1: every op runs "
-            "on the calling thread alone); unset, simdist uses one per CPU."
-        )
-    return threads
+    """``SIMDIST_INTRA_OP_THREADS`` (read by :mod:`simdist.settings`); 0 or unset: the CPUs
+    this process may run on."""
+    threads = settings.get().intra_op_threads
+    if threads:
+        return threads
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return len(cpus) if cpus else (os.cpu_count() or 1)
 
 
 class _Job:

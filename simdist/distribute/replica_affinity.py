@@ -21,22 +21,16 @@ from __future__ import annotations
 
 import os
 
+from simdist import settings
+
 __all__ = ["run_cpu", "pin_caller", "repin", "restore_caller"]
 
 _SUPPORTED = hasattr(os, "sched_setaffinity") and os.path.exists("/proc/thread-self/stat")
 _PROCESS_CPUS = frozenset(os.sched_getaffinity(0)) if _SUPPORTED else frozenset()
 
 
-def pin_setting_from_environment() -> bool:
-    """``SIMDIST_PIN_REPLICA_THREADS``: "1" pins a run's threads to one CPU; unset or "0" not."""
-    raw = os.environ.get("SIMDIST_PIN_REPLICA_THREADS", "0")
-    if raw not in ("0", "1"):
-        raise ValueError(f"SIMDIST_PIN_REPLICA_THREADS={raw!r} must be 0 or 1.")
-    return raw == "1"
-
-
 def _enabled() -> bool:
-    return pin_setting_from_environment() and _SUPPORTED and len(_PROCESS_CPUS) > 1
+    return settings.get().pin_replica_threads and _SUPPORTED and len(_PROCESS_CPUS) > 1
 
 
 def _current_cpu() -> int | None:

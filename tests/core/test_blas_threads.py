@@ -62,18 +62,17 @@ def test_inherit_leaves_the_blas_libraries_as_found():
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "two", "1.5"])
-def test_a_bad_setting_names_the_variable_and_the_choices(monkeypatch, raw):
-    monkeypatch.setenv("SIMDIST_BLAS_THREADS", raw)
+def test_a_bad_setting_names_the_variable_and_the_choices(simdist_env, raw):
     with pytest.raises(ValueError, match=r"SIMDIST_BLAS_THREADS=.* positive number .*'inherit'"):
-        blas_threads.blas_threads_from_environment()
+        simdist_env("SIMDIST_BLAS_THREADS", raw)
 
 
-def test_the_environment_setting(monkeypatch):
-    monkeypatch.delenv("SIMDIST_BLAS_THREADS", raising=False)
+def test_the_environment_setting(simdist_env):
+    simdist_env("SIMDIST_BLAS_THREADS", None)
     assert blas_threads.blas_threads_from_environment() == 1
-    monkeypatch.setenv("SIMDIST_BLAS_THREADS", " Inherit ")
+    simdist_env("SIMDIST_BLAS_THREADS", " Inherit ")
     assert blas_threads.blas_threads_from_environment() is None
-    monkeypatch.setenv("SIMDIST_BLAS_THREADS", "3")
+    simdist_env("SIMDIST_BLAS_THREADS", "3")
     assert blas_threads.blas_threads_from_environment() == 3
 
 

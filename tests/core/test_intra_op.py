@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -79,17 +80,19 @@ def test_a_nested_or_concurrent_call_runs_on_its_own_thread(threads):
     assert len(results) == 90
 
 
-@pytest.mark.parametrize("raw", ["0", "-3", "many", "2.0"])
-def test_a_bad_setting_names_the_variable(monkeypatch, raw):
-    monkeypatch.setenv("SIMDIST_INTRA_OP_THREADS", raw)
-    with pytest.raises(ValueError, match=r"SIMDIST_INTRA_OP_THREADS=.* positive number"):
-        intra_op.intra_op_threads_from_environment()
+@pytest.mark.parametrize("raw", ["-3", "many", "2.0"])
+def test_a_bad_setting_names_the_variable(simdist_env, raw):
+    with pytest.raises(ValueError, match=r"SIMDIST_INTRA_OP_THREADS=.* number of threads"):
+        simdist_env("SIMDIST_INTRA_OP_THREADS", raw)
 
 
-def test_the_default_is_one_thread_per_usable_cpu(monkeypatch):
-    monkeypatch.delenv("SIMDIST_INTRA_OP_THREADS", raising=False)
-    assert intra_op.intra_op_threads_from_environment() >= 1
-    monkeypatch.setenv("SIMDIST_INTRA_OP_THREADS", "3")
+def test_the_default_is_one_thread_per_usable_cpu(simdist_env):
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    simdist_env("SIMDIST_INTRA_OP_THREADS", None)
+    assert intra_op.intra_op_threads_from_environment() == cpus
+    simdist_env("SIMDIST_INTRA_OP_THREADS", "0")
+    assert intra_op.intra_op_threads_from_environment() == cpus
+    simdist_env("SIMDIST_INTRA_OP_THREADS", "3")
     assert intra_op.intra_op_threads_from_environment() == 3
 
 
