@@ -11,6 +11,7 @@ benchmark even if it is killed; leaving the ``with`` block stops them.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -37,5 +38,9 @@ def busy(processes: int, seconds: float = 900.0) -> Iterator[None]:
 
 
 def label(processes: int) -> str:
-    """How a table names the load: "quiet" or "N busy processes"."""
-    return "quiet" if processes == 0 else f"{processes} busy processes beside it"
+    """How a table names the load: the busy processes added, and the machine's load average
+    (1 minute) as the table is printed, so that a "quiet" run on a shared machine shows it."""
+    added = "no busy processes added" if processes == 0 else f"{processes} busy processes beside it"
+    if hasattr(os, "getloadavg"):
+        added += f", load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    return added
