@@ -63,6 +63,9 @@ def main() -> None:
     if any(args.global_batch % n for n in args.replicas):
         parser.error(f"--global-batch {args.global_batch} must be divisible by every replica count")
     counts = sorted(set(args.replicas))
+    import simdist as tf
+
+    tf.config.set_virtual_devices(gpus=max(counts))  # a simulated host with enough GPUs
     contenders = {}
     for n in counts:
         contenders[("global", n)] = step_function(n, args.global_batch)
@@ -76,9 +79,9 @@ def main() -> None:
         for n in counts:
             fixed, grown = ms[("global", n)], ms[("per_replica", n)]
             extra = n - first
-            per_fixed = (fixed - ms[("global", first)]) / extra if extra else float("nan")
-            per_grown = (grown - ms[("per_replica", first)]) / extra if extra else float("nan")
-            rows.append((n, f"{fixed:.1f}", f"{per_fixed:.2f}", f"{grown:.1f}", f"{per_grown:.2f}"))
+            per_fixed = f"{(fixed - ms[('global', first)]) / extra:.2f}" if extra else "-"
+            per_grown = f"{(grown - ms[('per_replica', first)]) / extra:.2f}" if extra else "-"
+            rows.append((n, f"{fixed:.1f}", per_fixed, f"{grown:.1f}", per_grown))
         print_table(
             (
                 "replicas",
