@@ -82,8 +82,15 @@ class _Job:
                     self.done.set()
 
 
+_PROCESS_CPUS = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else None
+
+
 class _Helper:
-    """A daemon thread that works on the latest job it was handed, when the OS runs it."""
+    """A daemon thread that works on the latest job it was handed, when the OS runs it.
+
+    It may run on every CPU of the process, even when the thread that started it was pinned
+    to one (``SIMDIST_PIN_REPLICA_THREADS=1`` pins a run's replica threads).
+    """
 
     def __init__(self) -> None:
         self._wake = threading.Semaphore(0)
@@ -99,6 +106,11 @@ class _Helper:
             self._job = None
 
     def _loop(self) -> None:
+        if _PROCESS_CPUS:
+            try:
+                os.sched_setaffinity(0, _PROCESS_CPUS)
+            except OSError:  # a CPU went offline, or a cgroup forbids it: keep what we have
+                pass
         while True:
             self._wake.acquire()
             job = self._job  # a job handed late may be over already: work() returns at once

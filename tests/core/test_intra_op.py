@@ -105,3 +105,28 @@ def test_set_rejects_what_is_not_a_thread_count(bad):
 @pytest.mark.parametrize("size", [1, 7, 2048, 5000])
 def test_blocks_depend_on_the_shapes_only(size):
     assert intra_op.items_per_block(size, 2048) == max(1, 2048 // size)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+def test_helpers_may_use_every_cpu_even_if_started_from_a_pinned_thread(threads, monkeypatch):
+    threads(2)
+    monkeypatch.setattr(intra_op, "_helpers", [])  # new helpers, started by the pinned thread
+    cpus = os.sched_getaffinity(0)
+    seen: list[set[int]] = []
+
+    def pinned_user() -> None:
+        os.sched_setaffinity(0, {min(cpus)})
+        barrier = threading.Barrier(2, timeout=10)
+
+        def block(i: int) -> None:
+            if i < 2:
+                barrier.wait()  # both threads are in a block: the helper is one of them
+            if threading.current_thread().name == "simdist-intra-op":
+                seen.append(os.sched_getaffinity(0))
+
+        intra_op.run_blocks(4, block)
+
+    user = threading.Thread(target=pinned_user)
+    user.start()
+    user.join(timeout=30)
+    assert seen and all(mask == cpus for mask in seen)
