@@ -1,8 +1,9 @@
 """The replica runner: ``strategy.run`` as N replica threads in lockstep, never a hang.
 
 Each replica runs the step function on a thread of its own (with its own device scope,
-tapes, replica context and random stream; threads are pooled across runs, start each run
-with fresh thread-local state, and share one CPU during a run: see ``replica_affinity``),
+tapes, replica context and random stream; threads are pooled across runs and start each run
+with fresh thread-local state; ``SIMDIST_PIN_REPLICA_THREADS=1`` keeps them on one CPU
+during a run: see ``replica_affinity``),
 but only one replica runs at a time: the
 coordinator (the caller's thread) hands the turn to replica 0, which runs until it reaches a
 collective or returns; then replica 1; and so on. When every replica waits in a collective,
@@ -274,7 +275,7 @@ class ReplicaRunner:
     # --- coordinator side -----------------------------------------------------------------
     def run(self, fn: Callable, per_replica_args: list[tuple[tuple, dict]]) -> list:
         """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
-        cpus = replica_affinity.run_cpu()  # one CPU for all: see replica_affinity
+        cpus = replica_affinity.run_cpu()  # None unless pinning is on: see replica_affinity
         for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
             rep.start = lambda rep=rep, args=args, kwargs=kwargs: self._body(
                 rep, fn, args, kwargs, cpus
