@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from simdist.topology.system import GpuSystem
+
 __all__ = ["Device", "Switch", "Link", "Topology"]
 
 
@@ -55,6 +57,7 @@ class Topology:
     links: tuple[Link, ...]
     torus_dims: tuple[int, ...] = ()  # e.g. (4, 4, 4) for a 3D torus; () if not a torus
     sources: tuple[str, ...] = ()  # where each hardware constant comes from (citations)
+    system: GpuSystem | None = None  # what NCCL's tuning model reads (GPU presets), else None
 
     @property
     def num_devices(self) -> int:
