@@ -31,6 +31,15 @@ def _launch(args: argparse.Namespace) -> int:
     return 0
 
 
+def step_models() -> dict:
+    """The models ``simdist cost step --model`` knows by name (name -> builder)."""
+    from simdist import demo
+
+    # the CNN of TensorFlow's "Custom training with tf.distribute.Strategy" tutorial;
+    # "seeds-cnn" stays accepted for old command lines
+    return {"tutorial-cnn": demo.create_model, "seeds-cnn": demo.create_model}
+
+
 def build_parser() -> argparse.ArgumentParser:
     import simdist
 
@@ -77,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=check_cluster.run)
     from simdist.cost.cli import add_parser as add_cost_parser
 
-    add_cost_parser(sub)
+    add_cost_parser(sub, models=step_models())
     from simdist.topology.cli import add_parser as add_topology_parser
 
     add_topology_parser(sub)

@@ -15,9 +15,16 @@ from simdist.cost.report import format_nccl_table as format_nccl_table
 from simdist.cost.report import nccl_table as nccl_table
 from simdist.cost.report import parse_size as parse_size
 from simdist.cost.report import size_range as size_range
+from simdist.cost.nccl import NcclEstimate as NcclEstimate
+from simdist.cost.nccl import nccl_estimate as nccl_estimate
+from simdist.cost.pricing import PricedCall as PricedCall
+from simdist.cost.pricing import price_call as price_call
 from simdist.cost.step import ScalingRow as ScalingRow
+from simdist.cost.step import StepAssumptions as StepAssumptions
 from simdist.cost.step import StepCost as StepCost
 from simdist.cost.step import format_scaling_table as format_scaling_table
+from simdist.cost.step import format_step_report as format_step_report
+from simdist.cost.step import kernel_time as kernel_time
 from simdist.cost.step import price_step as price_step
 from simdist.cost.step import scaling_table as scaling_table
 from simdist.cost.trace import Timeline as Timeline

@@ -6,8 +6,8 @@ This is NCCL v2.30.7-1's ``ncclTopoTuneModel`` and ``ncclTopoGetAlgoTime``
 For each collective, algorithm (ring, tree, NVLS, NVLS-tree) and protocol (LL, LL128,
 Simple) it computes a bus bandwidth and a latency::
 
-    busBw  = nChannels * bw                   (bw: the graph's per-channel speed; NVLS: the
-                                               NVLS efficiency, x2 for all-reduce, tuning.cc:308-322)
+    busBw  = nChannels * bw                   (bw: the graph's per-channel speed; NVLS: times
+                                               its efficiency, x2 for all-reduce, tuning.cc:308-322)
     busBw  = protocol and algorithm caps       (tuning.cc:326-336: LL x0.5, LL128 x0.92, ...)
     algBw  = busBw * nRanks / nsteps           (ring, NVLS; tree: x0.5; tuning.cc:376-382)
     lat    = base + intra/inter hardware latency per step (tuning.cc:384-432)

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import os
 
-from simdist.topology.model import Topology
+from simdist.topology.model import MAX_DEVICES, Topology
 
 __all__ = ["list_table", "describe", "resolve"]
 
 
-def resolve(name_or_path: str) -> Topology:
-    """A preset by name, or a topology file (``.json``, ``.yml``, ``.yaml``) by path."""
+def resolve(name_or_path: str, max_devices: int | None = MAX_DEVICES) -> Topology:
+    """A preset by name, or a topology file (``.json``, ``.yml``, ``.yaml``) by path.
+
+    Raises:
+        ValueError: an unknown name, malformed file, or more devices than ``max_devices``.
+        OSError: a file that cannot be read.
+    """
     from simdist.topology.files import load_topology
     from simdist.topology.presets import get_topology
 
     if os.path.splitext(name_or_path)[1].lower() in (".json", ".yml", ".yaml"):
-        return load_topology(name_or_path)
-    return get_topology(name_or_path)
+        return load_topology(name_or_path, max_devices=max_devices)
+    return get_topology(name_or_path, max_devices=max_devices)
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:

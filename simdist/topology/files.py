@@ -35,7 +35,7 @@ import math
 import os
 
 from simdist.topology import hierarchy
-from simdist.topology.model import Device, Link, Switch, Topology
+from simdist.topology.model import MAX_DEVICES, Device, Link, Switch, Topology, check_device_count
 
 __all__ = [
     "load_topology",
@@ -255,21 +255,25 @@ def save_topology(topology: Topology, path) -> None:
         f.write("\n")
 
 
-def load_topology(path, *, device: Device | None = None) -> Topology:
+def load_topology(
+    path, *, device: Device | None = None, max_devices: int | None = MAX_DEVICES
+) -> Topology:
     """Load a topology file: simdist JSON (``.json``) or ASTRA-sim YAML (``.yml``/``.yaml``).
 
     Args:
         path: the file.
         device: for ASTRA-sim files (which describe no compute), the device template
             (default :data:`simdist.topology.builders.NOMINAL_DEVICE`).
+        max_devices: refuse files that describe more devices (None: no cap).
 
     Raises:
-        ValueError: malformed content (the message names the field) or an unknown suffix.
+        ValueError: malformed content (the message names the field), an unknown suffix, or
+            more devices than ``max_devices``.
         FileNotFoundError: no such file.
     """
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix in (".yml", ".yaml"):
-        return load_astra_network(path, device=device)
+        return load_astra_network(path, device=device, max_devices=max_devices)
     if suffix != ".json":
         raise ValueError(
             f"{path}: unknown topology file type {suffix!r}; use .json (simdist) or "
@@ -280,19 +284,27 @@ def load_topology(path, *, device: Device | None = None) -> Topology:
             data = json.load(f)
         except json.JSONDecodeError as e:
             raise ValueError(f"{path}: not valid JSON: {e}") from None
+    if isinstance(data, dict) and isinstance(data.get("devices"), list):
+        check_device_count(f"topology file {path}", len(data["devices"]), max_devices)
     return topology_from_dict(data)
 
 
-def load_astra_network(path, *, device: Device | None = None) -> Topology:
+def load_astra_network(
+    path, *, device: Device | None = None, max_devices: int | None = MAX_DEVICES
+) -> Topology:
     """Load an ASTRA-sim analytical network file (``network.yml``); see the module doc."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     stem = os.path.splitext(os.path.basename(str(path)))[0]
-    return parse_astra_network(text, name=f"astra:{stem}", device=device)
+    return parse_astra_network(text, name=f"astra:{stem}", device=device, max_devices=max_devices)
 
 
 def parse_astra_network(
-    text: str, *, name: str = "astra", device: Device | None = None
+    text: str,
+    *,
+    name: str = "astra",
+    device: Device | None = None,
+    max_devices: int | None = MAX_DEVICES,
 ) -> Topology:
     """Build the topology an ASTRA-sim analytical network YAML text describes.
 
@@ -316,6 +328,7 @@ def parse_astra_network(
     for i, count in enumerate(lists["npus_count"]):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"npus_count[{i}]: must be a positive integer, got {count!r}")
+    check_device_count(f"ASTRA-sim network {name!r}", math.prod(lists["npus_count"]), max_devices)
     for key in ("bandwidth", "latency"):
         for i, v in enumerate(lists[key]):
             if isinstance(v, bool) or not isinstance(v, (int, float)):

@@ -102,15 +102,19 @@ _A100_SRC = (
     "FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS dense, INT8 624 TOPS; HBM2e 2,039 GB/s (SXM) / "
     "1,935 GB/s (PCIe); NVLink 600 GB/s bidirectional (12 NVLink 3 links); PCIe Gen4"
 )
-_H100_SXM = Device("", "GPU", _flops(float64=67, float32=67, tfloat32=494.5, bfloat16=989.5,
-                                     float16=989.5, float8=1979, int8=1979), 3350 * GB, 80 * GiB)  # fmt: skip
+_H100_FLOPS = _flops(
+    float64=67, float32=67, tfloat32=494.5, bfloat16=989.5, float16=989.5, float8=1979, int8=1979
+)
+_H100_SXM = Device("", "GPU", _H100_FLOPS, 3350 * GB, 80 * GiB)
 _H100_SRC = (
     "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): FP64 Tensor Core 67, FP32 67, TF32 989, "
     "BF16/FP16 1,979, FP8 3,958 TFLOPS with sparsity (halved: dense); 80GB HBM3 3.35 TB/s; "
     "NVLink 900 GB/s bidirectional (18 NVLink 4 links); PCIe Gen5 128 GB/s"
 )
-_H100_PCIE = Device("", "GPU", _flops(float64=51, float32=51, tfloat32=378, bfloat16=756.5,
-                                      float16=756.5, float8=1513, int8=1513), 2000 * GB, 80 * GiB)  # fmt: skip
+_H100_PCIE_FLOPS = _flops(
+    float64=51, float32=51, tfloat32=378, bfloat16=756.5, float16=756.5, float8=1513, int8=1513
+)
+_H100_PCIE = Device("", "GPU", _H100_PCIE_FLOPS, 2000 * GB, 80 * GiB)
 _H100_PCIE_SRC = (
     "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe): FP64 Tensor Core 51, FP32 51, TF32 756, "
     "BF16/FP16 1,513, FP8 3,026 TFLOPS with sparsity (halved: dense); 80GB HBM2e 2 TB/s; "
@@ -122,15 +126,19 @@ _H200_SRC = (
     "(FP32 67, TF32 989, BF16/FP16 1,979, FP8 3,958 TFLOPS with sparsity); 141GB HBM3e at "
     "4.8 TB/s; NVLink 900 GB/s bidirectional; PCIe Gen5 128 GB/s"
 )
-_B200 = Device("", "GPU", _flops(float64=37, float32=75, tfloat32=1125, bfloat16=2250,
-                                 float16=2250, float8=4500, int8=4500), 8000 * GB, 180 * GiB)  # fmt: skip
+_B200_FLOPS = _flops(
+    float64=37, float32=75, tfloat32=1125, bfloat16=2250, float16=2250, float8=4500, int8=4500
+)
+_B200 = Device("", "GPU", _B200_FLOPS, 8000 * GB, 180 * GiB)
 _B200_SRC = (
     "NVIDIA HGX B200 specifications (8 GPUs): FP64 296 TFLOPS, FP32 600 TFLOPS, TF32 18, "
     "BF16/FP16 36, FP8 72 PFLOPS with sparsity, 1.4 TB HBM3e at 64 TB/s, per GPU divided by 8 "
     "(tensor figures halved: dense); NVLink 5 1.8 TB/s bidirectional per GPU (18 links)"
 )
-_GB200 = Device("", "GPU", _flops(float64=40, float32=80, tfloat32=1250, bfloat16=2500,
-                                  float16=2500, float8=5000, int8=5000), 8000 * GB, 186 * GiB)  # fmt: skip
+_GB200_FLOPS = _flops(
+    float64=40, float32=80, tfloat32=1250, bfloat16=2500, float16=2500, float8=5000, int8=5000
+)
+_GB200 = Device("", "GPU", _GB200_FLOPS, 8000 * GB, 186 * GiB)
 _GB200_SRC = (
     "NVIDIA GB200 NVL72 specifications (72 GPUs): FP64 2,880 TFLOPS, FP32 5,760 TFLOPS, TF32 "
     "180, BF16/FP16 360, FP8 720 PFLOPS with sparsity, up to 13.4 TB HBM3e at 576 TB/s, per GPU "
@@ -140,59 +148,129 @@ _GB200_SRC = (
 
 PLATFORMS: dict[str, GpuPlatform] = {
     "pcie-8gpu": GpuPlatform(
-        "A100 80GB PCIe", dataclasses.replace(_A100_SXM, memory_bandwidth=1935 * GB), _A100_SRC,
-        80, 0, 0.0, False, False, 4,
+        "A100 80GB PCIe",
+        dataclasses.replace(_A100_SXM, memory_bandwidth=1935 * GB),
+        _A100_SRC,
+        80,
+        0,
+        0.0,
+        False,
+        False,
+        4,
         "Model: a generic 8-GPU PCIe Gen4 server; GPUs 0-3 and 4-7 each behind one PCIe switch "
         "with a Gen4 x16 uplink to one CPU root complex (Intel); no NVLink bridges",
-        gpus_per_pcie_switch=4, nics_per_node=0,
+        gpus_per_pcie_switch=4,
+        nics_per_node=0,
     ),
     "pcie5-8gpu": GpuPlatform(
-        "H100 80GB PCIe", _H100_PCIE, _H100_PCIE_SRC, 90, 0, 0.0, False, False, 5,
+        "H100 80GB PCIe",
+        _H100_PCIE,
+        _H100_PCIE_SRC,
+        90,
+        0,
+        0.0,
+        False,
+        False,
+        5,
         "Model: a generic 8-GPU PCIe Gen5 server; GPUs 0-3 and 4-7 each behind one PCIe switch "
         "with a Gen5 x16 uplink to one CPU root complex (Intel); no NVLink bridges",
-        gpus_per_pcie_switch=4, nics_per_node=0,
+        gpus_per_pcie_switch=4,
+        nics_per_node=0,
     ),
     "a100": GpuPlatform(
-        "A100-SXM4-80GB", _A100_SXM, _A100_SRC, 80, 12, 300 * GB, True, False, 4,
+        "A100-SXM4-80GB",
+        _A100_SXM,
+        _A100_SRC,
+        80,
+        12,
+        300 * GB,
+        True,
+        False,
+        4,
         "NVIDIA DGX A100 datasheet: 8x A100 80GB, 6x NVSwitch, 600 GB/s GPU-to-GPU "
         "bidirectional, 8x single-port ConnectX-6 200 Gb/s HDR InfiniBand for compute, dual "
         "AMD EPYC 7742 CPUs",
-        nic_gbps=200, cpu_vendor="amd",
+        nic_gbps=200,
+        cpu_vendor="amd",
     ),
     "h100": GpuPlatform(
-        "H100-SXM5-80GB", _H100_SXM, _H100_SRC, 90, 18, 450 * GB, True, True, 5,
+        "H100-SXM5-80GB",
+        _H100_SXM,
+        _H100_SRC,
+        90,
+        18,
+        450 * GB,
+        True,
+        True,
+        5,
         "NVIDIA DGX H100 datasheet: 8x H100 80GB, 4x NVSwitch (NVLink SHARP), 900 GB/s "
         "GPU-to-GPU bidirectional, 8x ConnectX-7 400 Gb/s NDR InfiniBand for compute, dual "
         "Intel Xeon Platinum 8480C CPUs",
         nic_gbps=400,
     ),
     "h100-roce": GpuPlatform(
-        "H100-SXM5-80GB", _H100_SXM, _H100_SRC, 90, 18, 450 * GB, True, True, 5,
+        "H100-SXM5-80GB",
+        _H100_SXM,
+        _H100_SRC,
+        90,
+        18,
+        450 * GB,
+        True,
+        True,
+        5,
         "Model: HGX H100 8-GPU nodes (4x NVSwitch, 900 GB/s GPU-to-GPU) with 8x ConnectX-7 "
         "400 Gb/s Ethernet (RoCE v2) NICs, one per GPU, Intel Xeon CPUs",
-        nic_gbps=400, network="roce",
+        nic_gbps=400,
+        network="roce",
     ),
     "h200": GpuPlatform(
-        "H200-SXM-141GB", _H200, _H200_SRC, 90, 18, 450 * GB, True, True, 5,
+        "H200-SXM-141GB",
+        _H200,
+        _H200_SRC,
+        90,
+        18,
+        450 * GB,
+        True,
+        True,
+        5,
         "NVIDIA DGX H200 datasheet: 8x H200 141GB, 4x NVSwitch, 900 GB/s GPU-to-GPU "
         "bidirectional, 8x ConnectX-7 400 Gb/s InfiniBand/Ethernet for compute, dual Intel "
         "Xeon Platinum 8480C CPUs",
         nic_gbps=400,
     ),
     "b200": GpuPlatform(
-        "B200-180GB", _B200, _B200_SRC, 100, 18, 900 * GB, True, True, 5,
+        "B200-180GB",
+        _B200,
+        _B200_SRC,
+        100,
+        18,
+        900 * GB,
+        True,
+        True,
+        5,
         "NVIDIA DGX B200 datasheet: 8x B200, 2x NVSwitch (fifth-generation NVLink), 14.4 TB/s "
         "aggregate NVLink bandwidth, 8x ConnectX-7 400 Gb/s InfiniBand/Ethernet for compute "
         "(4x OSFP ports), dual Intel Xeon Platinum 8570 CPUs",
         nic_gbps=400,
     ),
     "gb200": GpuPlatform(
-        "GB200-NVL72", _GB200, _GB200_SRC, 100, 18, 900 * GB, True, True, 5,
+        "GB200-NVL72",
+        _GB200,
+        _GB200_SRC,
+        100,
+        18,
+        900 * GB,
+        True,
+        True,
+        5,
         "NVIDIA GB200 NVL72 specifications: 72 Blackwell GPUs and 36 Grace CPUs in one NVLink "
         "domain (NVLink Switch trays); ConnectX-7 400 Gb/s per GPU for the scale-out network. "
         "Model: one rack is one NCCL node (multi-node NVLink makes the rack one NVLink domain); "
         "the GPU<->NIC link is PCIe Gen5 x16",
-        gpus_per_node=72, nics_per_node=72, nic_gbps=400, cpu_vendor="arm",
+        gpus_per_node=72,
+        nics_per_node=72,
+        nic_gbps=400,
+        cpu_vendor="arm",
     ),
 }
 

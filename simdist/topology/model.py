@@ -13,7 +13,21 @@ import functools
 
 from simdist.topology.system import GpuSystem
 
-__all__ = ["Device", "Switch", "Link", "Topology"]
+__all__ = ["Device", "Switch", "Link", "Topology", "MAX_DEVICES", "check_device_count"]
+
+# The default size cap of presets and files: building is linear in devices and links, pricing
+# more than linear. Lift it with ``max_devices=None`` (the CLI: ``--no-size-limit``).
+MAX_DEVICES = 8192
+
+
+def check_device_count(what: str, devices: int, max_devices: int | None) -> None:
+    """Raise ValueError when ``devices`` exceeds ``max_devices`` (None: no cap)."""
+    if max_devices is not None and devices > max_devices:
+        raise ValueError(
+            f"{what} has {devices} devices, more than the limit of {max_devices}; building "
+            "and pricing it would take very long. Pass max_devices=None (the CLI: "
+            "--no-size-limit) to build it anyway"
+        )
 
 
 @dataclasses.dataclass(frozen=True)

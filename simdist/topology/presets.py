@@ -17,7 +17,7 @@ Names are case-insensitive. Each call builds a fresh :class:`Topology`.
 from __future__ import annotations
 
 from simdist.topology import gpu, tpu
-from simdist.topology.model import Topology
+from simdist.topology.model import MAX_DEVICES, Topology, check_device_count
 
 __all__ = ["get_topology", "list_topologies"]
 
@@ -61,9 +61,6 @@ _CLUSTERS = {
     "gb200-nvl72": ("gb200", "GB200 NVL72 racks (72 GPUs per NVLink domain) over 400 Gb/s IB"),
 }
 _DEFAULT_NODES = {"gb200-nvl72": 1}
-# A size cap: building is linear in devices and links, pricing more so. Lift it with
-# get_topology(name, max_devices=None) or the CLI's --no-size-limit.
-MAX_DEVICES = 8192
 _TPU_EXAMPLES = ("v3-8", "v3-32", "v4-8", "v4-32", "v4-128", "v5litepod-16", "v5litepod-256",
                  "v5p-8", "v5p-128")  # fmt: skip
 
@@ -84,12 +81,7 @@ def _parse_int(text: str, what: str, name: str) -> int:
 
 
 def _check_size(name: str, devices: int, max_devices: int | None) -> None:
-    if max_devices is not None and devices > max_devices:
-        raise ValueError(
-            f"topology {name!r} has {devices} devices, more than the limit of {max_devices}; "
-            "building and pricing it would take very long. Pass max_devices=None "
-            "(the CLI: --no-size-limit) to build it anyway"
-        )
+    check_device_count(f"topology {name!r}", devices, max_devices)
 
 
 def get_topology(name: str, max_devices: int | None = MAX_DEVICES) -> Topology:
