@@ -45,8 +45,8 @@ OpCost = Kernel  # one kernel: name, FLOPs, bytes (and whether it is a GEMM)
 class LayerCost:
     """One layer at one batch size: its ops forward and backward, and its parameters.
 
-    ``priced`` is False for a layer that describes no compute (its ops are empty and a
-    report must say so); ``output_shape`` is then unknown (``()``).
+    ``priced`` is False for a layer the model cannot price (its ops are empty and a report
+    must say so, with ``unpriced_reason``); ``output_shape`` is then unknown (``()``).
     """
 
     name: str
@@ -56,6 +56,7 @@ class LayerCost:
     forward: tuple[OpCost, ...]
     backward: tuple[OpCost, ...]
     priced: bool = True
+    unpriced_reason: str = ""
 
     @property
     def param_count(self) -> int:
@@ -127,6 +128,7 @@ def layer_costs(
     shape: tuple[int, ...] | None = tuple(int(d) for d in input_shape)
     costs = []
     seen_weights = False
+    first_unpriced = ""
     for layer in layer_list:
         name = getattr(layer, "name", type(layer).__name__)
         kind = type(layer).__name__
@@ -137,7 +139,13 @@ def layer_costs(
                     f"the cost model does not know layer {name!r} of type {kind}: it gives no "
                     "compute description (see simdist.core.compute_description)"
                 )
-            costs.append(LayerCost(name, kind, (), (), (), (), priced=False))
+            reason = (
+                f"its input shape is unknown after the unpriced layer {first_unpriced}"
+                if shape is None
+                else "describes no compute"
+            )
+            first_unpriced = first_unpriced or repr(name)
+            costs.append(LayerCost(name, kind, (), (), (), (), False, reason))
             shape = None
             continue
         if kind == "InputLayer":

@@ -135,7 +135,7 @@ class StepCost:
     bottleneck: Link | None
     buckets: tuple[tuple[int, float, float], ...]
     timeline: Timeline
-    unpriced: tuple[str, ...] = ()  # "name (Type)" of layers that describe no compute
+    unpriced: tuple[str, ...] = ()  # "name (Type): why" of each layer left unpriced
     assumptions: StepAssumptions = StepAssumptions()
 
 
@@ -222,7 +222,9 @@ def price_step(
         _model_layers(model), input_shape, global_batch // num_devices, dtype, unpriced="report"
     )
     layers = [layer for layer in all_layers if layer.priced]
-    unpriced = tuple(f"{c.name} ({c.kind})" for c in all_layers if not c.priced)
+    unpriced = tuple(
+        f"{c.name} ({c.kind}): {c.unpriced_reason}" for c in all_layers if not c.priced
+    )
     size = DTYPE_SIZES[dtype]
     devices = topology.devices[:num_devices]
     names = tuple(d.name for d in devices)
@@ -382,7 +384,7 @@ def format_step_report(rows: Sequence[ScalingRow]) -> str:
         lines.append(f"# all-reduce: {step.algorithm}")
         lines += [f"# assumption: {text}" for text in step.assumptions.lines()]
         for label in step.unpriced:
-            lines.append(f"# unpriced: {label}: describes no compute, its time is NOT counted")
+            lines.append(f"# unpriced: {label}; its time is NOT counted")
     return "\n".join(lines)
 
 
