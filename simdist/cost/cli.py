@@ -137,7 +137,7 @@ def _step(args: argparse.Namespace) -> int:
 
     try:
         if args.model not in args.models:
-            names = ", ".join(n for n in args.models if not n.startswith("seeds")) or "none"
+            names = ", ".join(args.models) or "none"
             raise _UsageError(f"unknown model {args.model!r}; use one of: {names}")
         counts = []
         for text in args.devices.split(","):
@@ -235,7 +235,7 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
         )
         p.set_defaults(handler=_collective, collective=name)
     step = kinds.add_parser("step", help="price a training step over device counts")
-    listed = [n for n in models if not n.startswith("seeds")]
+    listed = list(models)
     step.add_argument(
         "--model", default=listed[0] if listed else None, help=f"model: {', '.join(listed)}"
     )
