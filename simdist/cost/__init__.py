@@ -11,6 +11,7 @@ from simdist.cost.nccl import nccl_estimate as nccl_estimate
 from simdist.cost.network import CollectiveCost as CollectiveCost
 from simdist.cost.network import price as price
 from simdist.cost.network import price_collective as price_collective
+from simdist.cost.network import price_plan as price_plan
 from simdist.cost.pricing import PricedCall as PricedCall
 from simdist.cost.pricing import price_call as price_call
 from simdist.cost.report import NcclRow as NcclRow
