@@ -51,6 +51,22 @@ def _si(value: float, unit: str) -> str:
     return f"{value:g} {unit}"
 
 
+def _system(topology: Topology) -> str:
+    system = topology.system
+    cc = system.compute_capability
+    parts = [f"{system.nodes} node(s) x {system.gpus_per_node} {system.gpu} (sm_{cc})"]
+    if system.nvlinks_per_gpu:
+        fabric = "NVSwitch" + (" with NVLink SHARP" if system.nvls else "")
+        parts.append(f"{system.nvlinks_per_gpu} NVLinks per GPU to {fabric}")
+    parts.append(f"PCIe Gen{system.pcie_gen} x{system.pcie_lanes} ({system.pcie_bw:g} GB/s)")
+    if system.nodes > 1 or system.nics_per_node:
+        parts.append(
+            f"{system.nics_per_node} x {system.nic_gbps:g} Gb/s {system.network} NICs per node"
+        )
+    parts.append(f"{system.cpu_vendor} CPU")
+    return ", ".join(parts)
+
+
 def describe(topology: Topology) -> str:
     """A multi-line description: devices, link classes, hosts, torus shape, sources."""
     lines = [f"topology {topology.name}"]
@@ -95,6 +111,8 @@ def describe(topology: Topology) -> str:
             else "mesh"
         )
         lines.append(f"torus dims: {shape} ({closed}; wraparound per dim: {list(wraps)})")
+    if topology.system is not None:
+        lines.append("as NCCL's tuning model sees it (simdist.cost.nccl): " + _system(topology))
     lines.append("sources:")
     lines += [f"  - {s}" for s in topology.sources] or ["  (none given)"]
     return "\n".join(lines)

@@ -16,8 +16,11 @@ simdist JSON (units are in the field names: GB/s = 1e9 B/s, microseconds, TFLOPS
 
 A link entry is full duplex (both directions, each with the full bandwidth) unless it says
 ``"bidirectional": false``. Devices are listed in rank order. ``device_defaults`` fills fields
-a device leaves out. Every error is a ``ValueError`` whose message starts with the path of
-the offending field, e.g. ``links[3].dst: unknown node 'gpu9'``.
+a device leaves out. An optional ``"nccl_system"`` object holds the fields of
+:class:`~simdist.topology.system.GpuSystem` (what NCCL's tuning model reads; GPU presets
+save it), so a saved GPU preset is priced by NCCL's model as the preset is. Every error is
+a ``ValueError`` whose message starts with the path of the offending field, e.g.
+``links[3].dst: unknown node 'gpu9'``.
 
 ASTRA-sim analytical network files (``network.yml``): ``topology`` (``Ring``,
 ``FullyConnected``, ``Switch`` per dimension), ``npus_count``, ``bandwidth`` (GB/s per link
@@ -30,12 +33,14 @@ else. The network becomes :func:`simdist.topology.hierarchy.multi_dim`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 
 from simdist.topology import hierarchy
 from simdist.topology.model import MAX_DEVICES, Device, Link, Switch, Topology, check_device_count
+from simdist.topology.system import GpuSystem
 
 __all__ = [
     "load_topology",
@@ -52,7 +57,10 @@ _US = 1e-6
 _TFLOPS = 1e12
 ASTRA_GB = 2**30  # ASTRA-sim analytical: bw_GBps_to_Bpns uses 1 GB = 2^30 B
 
-_TOP_FIELDS = {"name", "devices", "switches", "links", "torus_dims", "sources", "device_defaults"}
+_TOP_FIELDS = {
+    "name", "devices", "switches", "links", "torus_dims", "sources", "device_defaults",
+    "nccl_system",
+}  # fmt: skip
 _DEVICE_FIELDS = {"name", "kind", "peak_tflops", "memory_bandwidth_gb_s", "memory_gib", "host"}
 _SWITCH_FIELDS = {"name", "kind"}
 _LINK_FIELDS = {"src", "dst", "bandwidth_gb_s", "latency_us", "kind", "bidirectional"}
@@ -158,9 +166,35 @@ def topology_from_dict(data: dict) -> Topology:
     sources = data.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         _fail("sources", "must be a list of strings")
-    topology = Topology(name, tuple(devices), tuple(switches), links, torus_dims, tuple(sources))
+    system = _system(data.get("nccl_system"), len(devices))
+    topology = Topology(
+        name, tuple(devices), tuple(switches), links, torus_dims, tuple(sources), system
+    )
     _check_connected(topology)
     return topology
+
+
+def _system(raw, num_devices: int) -> GpuSystem | None:
+    """The optional ``nccl_system`` object: :class:`GpuSystem`'s fields by name."""
+    if raw is None:
+        return None
+    names = {f.name for f in dataclasses.fields(GpuSystem)}
+    if not isinstance(raw, dict):
+        _fail("nccl_system", "must be an object of GpuSystem fields")
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        _fail("nccl_system", f"unknown field(s) {unknown}; GpuSystem has {sorted(names)}")
+    try:
+        system = GpuSystem(**raw)
+    except (TypeError, ValueError) as e:
+        _fail("nccl_system", str(e))
+    if system.num_gpus != num_devices:
+        _fail(
+            "nccl_system",
+            f"describes {system.num_gpus} GPUs ({system.nodes} x {system.gpus_per_node}) but "
+            f"the file has {num_devices} devices",
+        )
+    return system
 
 
 def _links(raw_links, nodes: dict) -> tuple[Link, ...]:
@@ -245,6 +279,11 @@ def topology_to_dict(topology: Topology) -> dict:
         ],
         "torus_dims": list(topology.torus_dims),
         "sources": list(topology.sources),
+        **(
+            {"nccl_system": dataclasses.asdict(topology.system)}
+            if topology.system is not None
+            else {}
+        ),
     }
 
 

@@ -61,3 +61,23 @@ def test_size_cap_and_its_lift():
         get_topology("h100-cluster:2000")
     assert get_topology("v4-8192").num_devices == 4096
     assert get_topology("h100-cluster:1100", max_devices=None).num_devices == 8800
+
+
+def test_a_saved_gpu_preset_keeps_its_nccl_system(tmp_path):
+    from simdist.topology import load_topology, save_topology
+
+    for name in ("dgx-h100", "a100-cluster:2:4"):
+        path = tmp_path / f"{name.replace(':', '_')}.json"
+        save_topology(get_topology(name), path)
+        assert load_topology(path).system == get_topology(name).system
+    bad = tmp_path / "bad.json"
+    text = (tmp_path / "dgx-h100.json").read_text().replace('"pcie_gen": 5', '"pcie_gen": 7')
+    bad.write_text(text)
+    with pytest.raises(ValueError, match="nccl_system: GpuSystem.pcie_gen must be one of"):
+        load_topology(bad)
+    text = (
+        (tmp_path / "dgx-h100.json").read_text().replace('"gpus_per_node": 8', '"gpus_per_node": 4')
+    )
+    bad.write_text(text)
+    with pytest.raises(ValueError, match="describes 4 GPUs"):
+        load_topology(bad)
