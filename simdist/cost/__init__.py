@@ -1,6 +1,8 @@
 """The cost model: collectives priced on topologies, roofline compute, step timelines."""
 
 from simdist.cost import closed_form as closed_form
+from simdist.cost.assumptions import StepAssumptions as StepAssumptions
+from simdist.cost.assumptions import kernel_time as kernel_time
 from simdist.cost.compute import LayerCost as LayerCost
 from simdist.cost.compute import OpCost as OpCost
 from simdist.cost.compute import layer_costs as layer_costs
@@ -21,11 +23,9 @@ from simdist.cost.report import nccl_table as nccl_table
 from simdist.cost.report import parse_size as parse_size
 from simdist.cost.report import size_range as size_range
 from simdist.cost.step import ScalingRow as ScalingRow
-from simdist.cost.step import StepAssumptions as StepAssumptions
 from simdist.cost.step import StepCost as StepCost
 from simdist.cost.step import format_scaling_table as format_scaling_table
 from simdist.cost.step import format_step_report as format_step_report
-from simdist.cost.step import kernel_time as kernel_time
 from simdist.cost.step import price_step as price_step
 from simdist.cost.step import scaling_table as scaling_table
 from simdist.cost.trace import Timeline as Timeline

@@ -132,8 +132,9 @@ def _check_overhead(value: float, flag: str) -> float:
 
 
 def _step(args: argparse.Namespace) -> int:
+    from simdist.cost.assumptions import StepAssumptions
     from simdist.cost.report import parse_size
-    from simdist.cost.step import StepAssumptions, format_step_report, scaling_table
+    from simdist.cost.step import format_step_report, scaling_table
 
     try:
         if args.model not in args.models:
@@ -201,7 +202,7 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
         sub: the ``simdist`` command's subparsers.
         models: name -> a function building the Keras model ``cost step`` prices.
     """
-    from simdist.cost.step import StepAssumptions
+    from simdist.cost.assumptions import StepAssumptions
 
     models = dict(models or {})
     defaults = StepAssumptions()

@@ -38,16 +38,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from simdist.cost.compute import DTYPE_SIZES, OpCost, layer_costs, optimizer_cost
+from simdist.cost.assumptions import StepAssumptions, kernel_time
+from simdist.cost.compute import DTYPE_SIZES, layer_costs, optimizer_cost
 from simdist.cost.pricing import price_call
 from simdist.cost.trace import Timeline, TimelineEvent
-from simdist.topology.model import Device, Link, Topology
+from simdist.topology.model import Link, Topology
 
 __all__ = [
-    "StepAssumptions",
     "StepCost",
     "ScalingRow",
-    "kernel_time",
     "price_step",
     "scaling_table",
     "format_scaling_table",
@@ -55,64 +54,6 @@ __all__ = [
 ]
 
 DEFAULT_BUCKET_BYTES = 25 * 1024 * 1024
-
-
-@dataclasses.dataclass(frozen=True)
-class StepAssumptions:
-    """What the step model assumes beyond the roofline (printed with every report).
-
-    Attributes:
-        launch_overhead: seconds of GPU kernel launch per kernel (default 4 us: CUDA
-            kernel launches cost a few microseconds; an assumption, not a measurement of
-            any one system).
-        framework_overhead: seconds of framework work per op on the host that the device
-            waits for (default 5 us per op: graph-executor dispatch of a compiled
-            ``tf.function``; an assumption).
-        tf32: float32 matrix multiplies use the device's TF32 peak where it has one.
-    """
-
-    launch_overhead: float = 4e-6
-    framework_overhead: float = 5e-6
-    tf32: bool = True
-
-    def __post_init__(self) -> None:
-        for name in ("launch_overhead", "framework_overhead"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
-                raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
-
-    def lines(self) -> list[str]:
-        """The assumptions as report lines."""
-        return [
-            f"kernel launch overhead {self.launch_overhead * 1e6:g} us per kernel (assumption)",
-            f"framework overhead {self.framework_overhead * 1e6:g} us per op (assumption)",
-            "kernel time = launch + framework + max(FLOPs / peak, bytes / memory bandwidth) "
-            "(roofline with Hockney's n1/2 startup)",
-            "float32 matmuls at the TF32 tensor-core peak (TensorFlow's default)"
-            if self.tf32
-            else "float32 matmuls at the FP32 peak",
-            "gradient all-reduce: NCCL's tuning model on GPU systems, else the schedule model; "
-            "buckets overlap backward",
-        ]
-
-
-def kernel_time(op: OpCost, device: Device, dtype: str, assumptions: StepAssumptions) -> float:
-    """Seconds of one kernel under ``assumptions`` (see the module docstring).
-
-    Raises:
-        ValueError: the device has no peak for ``dtype``.
-    """
-    peak_dtype = dtype
-    if assumptions.tf32 and dtype == "float32" and op.matmul and "tfloat32" in device.peak_flops:
-        peak_dtype = "tfloat32"
-    peak = device.peak_flops.get(peak_dtype)
-    if not peak:
-        raise ValueError(
-            f"device {device.name!r} has no peak FLOP/s for dtype {dtype!r}; it lists "
-            f"{sorted(device.peak_flops)}"
-        )
-    roofline = max(op.flops / peak, op.nbytes / device.memory_bandwidth)
-    return roofline + assumptions.launch_overhead + assumptions.framework_overhead
 
 
 @dataclasses.dataclass(frozen=True)
