@@ -1,7 +1,7 @@
 """NCCL's own performance model: the time NCCL predicts, and picks by, for each collective.
 
 This is NCCL v2.30.7-1's ``ncclTopoTuneModel`` and ``ncclTopoGetAlgoTime``
-(``src/graph/tuning.cc:238-420, 629-654``), run on the graphs of
+(``src/graph/tuning.cc:243-439, 630-654``), run on the graphs of
 :mod:`simdist.cost.nccl_graph`, with the constants of :mod:`simdist.cost.nccl_constants`.
 For each collective, algorithm (ring, tree, NVLS, NVLS-tree) and protocol (LL, LL128,
 Simple) it computes a bus bandwidth and a latency::
@@ -14,7 +14,7 @@ Simple) it computes a bus bandwidth and a latency::
     time   = lat + nBytes / algBw              (tuning.cc:653, us with GB/s)
 
 and the choice is the (algorithm, protocol) of least time (``topoGetAlgoInfo``,
-``src/enqueue.cc:2030-2045``), as NCCL makes it when ``NCCL_ALGO``/``NCCL_PROTO`` are unset.
+``src/enqueue.cc:2028-2045``), as NCCL makes it when ``NCCL_ALGO``/``NCCL_PROTO`` are unset.
 ``nBytes`` is the whole buffer, as nccl-tests' ``size`` column (for all-gather the gathered
 output). Not modelled: CollNet (SHARP in the network, needs its plugin), PAT (one GPU per
 node), user tuner plugins, and all-to-all (NCCL runs it as point-to-point sends, outside
@@ -147,7 +147,7 @@ def _tune(system: GpuSystem) -> _Tuning:
                 if not (algo != "ring" and coll in ("all_gather", "reduce_scatter")):
                     ratio = n_ranks / nsteps if algo != "tree" else C.TREE_ALGBW_RATIO
                     bus *= ratio
-                # enabling rules (tuning.cc:486-541)
+                # enabling rules (tuning.cc:440-541)
                 if proto == "LL128" and not graph.ll128_allowed:
                     bus = 0.0
                 if algo == "nvls_tree" and nodes == 1:
@@ -195,7 +195,7 @@ def _tune(system: GpuSystem) -> _Tuning:
 
 
 def _algo_time(tuning: _Tuning, coll: str, algo: str, proto: str, nbytes: int) -> float | None:
-    """ncclTopoGetAlgoTime (tuning.cc:629-654): microseconds, or None when disabled."""
+    """ncclTopoGetAlgoTime (tuning.cc:630-654): microseconds, or None when disabled."""
     bw = tuning.bandwidth.get((coll, algo, proto), 0.0)
     if bw <= 0:
         return None

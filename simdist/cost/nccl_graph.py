@@ -20,7 +20,7 @@ NCCL's recursive path-following. Budgets, per direction:
 * **Network**: each NIC's path ``min(PCIe, NIC)``; ring channels spread over the NICs, an
   NVLS head takes one NIC.
 
-The walk (``search.cc:1180-1287``): start at the first speed ``<= maxBw`` (the best GPU->GPU
+The walk (``search.cc:1162-1287``): start at the first speed ``<= maxBw`` (the best GPU->GPU
 or GPU->NIC path) with ``speed * minChannels <= totalBw``; stop at a perfect graph
 (``maxChannels``) or when ``nChannels * bw >= totalBw``; else keep lowering the speed while
 ``next / best > 0.49``; keep the graph with most ``nChannels * bw``. Then duplicate channels
@@ -111,7 +111,7 @@ def _search(system: GpuSystem, pattern: str, min_ch: int, max_ch: int):
     total_bw = max(pci, nvl)  # search.cc:30-38 getTotalBw
     max_bw = min(pci, system.nic_bw) if multi else (nvl if system.nvswitch else pci)
     if pattern != "ring" and system.gpus_per_node > 1:
-        total_bw *= system.gpus_per_node / (system.gpus_per_node - 1)  # search.cc:1180
+        total_bw *= system.gpus_per_node / (system.gpus_per_node - 1)  # search.cc:1168
     fits = _fits_factory(system, pattern)
     i = 0
     while (speeds[i] > max_bw or speeds[i] * min_ch > total_bw) and i < len(speeds) - 1:
