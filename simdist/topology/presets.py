@@ -142,7 +142,10 @@ def list_topologies() -> list[tuple[str, str]]:
         nodes = _DEFAULT_NODES.get(base, 2)
         nics = gpu.PLATFORMS[key].nics_per_node
         rows.append(
-            (f"{base}:{nodes}", desc + f" (NODES[:NICS], default {nodes} node(s) x {nics} NICs per node)")
+            (
+                f"{base}:{nodes}",
+                desc + f" (NODES[:NICS], default {nodes} node(s) x {nics} NICs per node)",
+            )
         )
     for example in _TPU_EXAMPLES:
         generation, chips = tpu.parse_tpu_name(example)
