@@ -45,7 +45,8 @@ class StepAssumptions:
     def lines(self) -> list[str]:
         """The assumptions as report lines."""
         return [
-            f"kernel launch overhead {self.launch_overhead * 1e6:g} us per kernel (assumption)",
+            f"kernel launch overhead {self.launch_overhead * 1e6:g} us per kernel, collectives "
+            "included (assumption)",
             f"framework overhead {self.framework_overhead * 1e6:g} us per op (assumption)",
             "kernel time = launch + framework + max(FLOPs / peak, bytes / memory bandwidth) "
             "(roofline with Hockney's n1/2 startup)",

@@ -220,10 +220,12 @@ def price_step(
     if num_devices > 1:
         for index, (nbytes, when) in enumerate(buckets):
             cost = price_call("all_reduce", algorithm, num_devices, nbytes, topology, size)
+            # the collective is a kernel too: it pays the launch overhead (not the framework's)
+            duration = cost.time + assumptions.launch_overhead
             used_algorithm = cost.algorithm
             start = max(when, comm_free)
-            comm_free = start + cost.time
-            bucket_rows.append((nbytes, start, cost.time))
+            comm_free = start + duration
+            bucket_rows.append((nbytes, start, duration))
             for link, busy in cost.link_busy:
                 link_busy[link] = link_busy.get(link, 0.0) + busy
             for device in range(num_devices):
@@ -233,7 +235,7 @@ def price_step(
                         "comm",
                         f"allreduce bucket {index}",
                         start,
-                        cost.time,
+                        duration,
                         "allreduce",
                         (("bytes", nbytes), ("algorithm", cost.algorithm)),
                     )

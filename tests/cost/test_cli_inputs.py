@@ -83,5 +83,5 @@ def test_gpu_tables_print_nccls_choice_and_the_model(capsys):
 def test_step_reports_name_their_assumptions(capsys):
     assert main(["cost", "step", "--devices", "1,8", "--launch-overhead-us", "2"]) == 0
     out = capsys.readouterr().out
-    assert "# assumption: kernel launch overhead 2 us per kernel (assumption)" in out
+    assert "# assumption: kernel launch overhead 2 us per kernel, collectives included" in out
     assert "# assumption: framework overhead 5 us per op (assumption)" in out
