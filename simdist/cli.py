@@ -31,6 +31,14 @@ def _launch(args: argparse.Namespace) -> int:
     return 0
 
 
+def step_models() -> dict:
+    """The models ``simdist cost step --model`` knows by name (name -> builder)."""
+    from simdist import demo
+
+    # the Fashion-MNIST CNN of TensorFlow's "Custom training with tf.distribute.Strategy"
+    return {"fashion-mnist-cnn": demo.create_model}
+
+
 def build_parser() -> argparse.ArgumentParser:
     import simdist
 
@@ -83,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=check_cluster.run)
     from simdist.cost.cli import add_parser as add_cost_parser
 
-    add_cost_parser(sub)
+    add_cost_parser(sub, models=step_models())
     from simdist.topology.cli import add_parser as add_topology_parser
 
     add_topology_parser(sub)

@@ -256,10 +256,11 @@ PRESETS = ("dgx-h100", "h100-cluster:2", "v4-32")
 def report_predicted_cost(model, batch_per_device: int, out=print) -> dict:
     """Price this model's training step on hardware the user may not have (simdist.cost).
 
-    An analytical roofline of each layer plus the gradient all-reduce priced on the preset's
-    links (alpha-beta with contention), weak scaling at a fixed batch per device.
+    The step model of :mod:`simdist.cost.step` (roofline kernels with launch and framework
+    overhead, gradient all-reduces by NCCL's model on GPU presets and the link schedule on
+    TPU slices), weak scaling at a fixed batch per device; its assumptions are printed.
     """
-    from simdist.cost import format_scaling_table, scaling_table
+    from simdist.cost import format_step_report, scaling_table
     from simdist.topology import get_topology
 
     predicted = {}
@@ -269,6 +270,6 @@ def report_predicted_cost(model, batch_per_device: int, out=print) -> dict:
         rows = scaling_table(model, (28, 28, 1), batch_per_device, topology, counts)
         out("")
         out(f"Predicted step on {name} ({len(counts)} sizes, {batch_per_device} per device):")
-        out(format_scaling_table(rows))
+        out(format_step_report(rows))
         predicted[name] = rows
     return predicted

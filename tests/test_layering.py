@@ -17,8 +17,6 @@ KNOWN_VIOLATIONS = {
     ("simdist.checkpoint.restore", "simdist.keras.engine.base_layer"): "item 1",
     ("simdist.checkpoint.restore", "simdist.keras.engine.tracking"): "item 1",
     ("simdist.checkpoint.restore", "simdist.keras.optimizers.optimizer"): "item 1",
-    # item 2: the name -> model map lives in the CLI, not in cost
-    ("simdist.cost.step", "simdist.demo"): "item 2",
 }
 
 

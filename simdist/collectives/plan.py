@@ -201,10 +201,11 @@ def ring_reduce_scatter(b: Builder, t0: int, ranks: list[int], segs: list[int]) 
     """
     m = len(ranks)
     nxt = ranks[1:] + ranks[:1]
+    reduce = [True] * m
     for s, moves in enumerate(b.step_lists(t0, m - 1)):
-        for i in range(m):
-            seg = segs[(i - s - 1) % m]
-            moves.append(Move(ranks[i], nxt[i], seg, seg, True))
+        k = (-s - 1) % m  # segs[(i - s - 1) % m] for i = 0 .. m-1
+        sent = segs[k:] + segs[:k]
+        moves.extend(map(Move, ranks, nxt, sent, sent, reduce))
     return t0 + max(m - 1, 0)
 
 
@@ -213,10 +214,11 @@ def ring_all_gather(b: Builder, t0: int, ranks: list[int], segs: list[int]) -> i
     ``segs[(i - s) % m]`` to ``ranks[i + 1]`` (a copy). Returns the end step."""
     m = len(ranks)
     nxt = ranks[1:] + ranks[:1]
+    copy = [False] * m
     for s, moves in enumerate(b.step_lists(t0, m - 1)):
-        for i in range(m):
-            seg = segs[(i - s) % m]
-            moves.append(Move(ranks[i], nxt[i], seg, seg, False))
+        k = (-s) % m  # segs[(i - s) % m] for i = 0 .. m-1
+        sent = segs[k:] + segs[:k]
+        moves.extend(map(Move, ranks, nxt, sent, sent, copy))
     return t0 + max(m - 1, 0)
 
 

@@ -1,13 +1,22 @@
-"""The ``simdist cost`` subcommand: nccl-tests-style collective tables and step scaling."""
+"""The ``simdist cost`` subcommand: nccl-tests-style collective tables and step scaling.
+
+Every argument is checked before any work starts, so bad input is one line on stderr and
+exit status 2, never a traceback or a silent one-row table. The models ``cost step`` can
+price come from the caller (the ``simdist`` command's name -> model map): this package knows
+no model by name.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
+from collections.abc import Callable
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "MAX_SIZE_BYTES", "MAX_ROWS"]
 
-# CLI name -> (collective, nccl-tests binary it mirrors)
+# CLI name -> collective (the nccl-tests binary it mirrors: all_reduce_perf, ...)
 CLI_COLLECTIVES = {
     "allreduce": "all_reduce",
     "reducescatter": "reduce_scatter",
@@ -16,25 +25,77 @@ CLI_COLLECTIVES = {
     "reduce": "reduce",
     "alltoall": "all_to_all",
 }
+MAX_SIZE_BYTES = 2**40  # 1 TiB: larger buffers than any device holds; --no-size-limit lifts it
+MAX_ROWS = 4096  # rows of one table; --no-size-limit lifts it
 
 
-def _topology(name: str):
-    from simdist.topology.presets import get_topology
+class _UsageError(ValueError):
+    """A bad command-line value (printed as one line, exit status 2)."""
 
-    return get_topology(name)
+
+def _topology(name: str, no_limit: bool):
+    from simdist.topology.describe import resolve
+    from simdist.topology.model import MAX_DEVICES
+
+    return resolve(name, None if no_limit else MAX_DEVICES)
+
+
+def _check_trace_path(path: str | None) -> None:
+    if not path:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise _UsageError(f"--trace {path}: folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK):
+        raise _UsageError(f"--trace {path}: folder {folder} is not writable")
+
+
+def _sizes(args: argparse.Namespace) -> list[int]:
+    from simdist.cost.report import parse_size, size_range
+
+    low, high = parse_size(args.minbytes), parse_size(args.maxbytes)
+    step = parse_size(args.stepbytes)
+    if not args.no_size_limit and max(low, high) > MAX_SIZE_BYTES:
+        raise _UsageError(
+            f"size {max(low, high)} B is above the limit of {MAX_SIZE_BYTES} B (1 TiB); pass "
+            "--no-size-limit to price it anyway"
+        )
+    factor = args.stepfactor
+    if factor is not None and factor < 2:
+        raise _UsageError(
+            f"-f/--stepfactor {factor} does not grow the size; use -f 2 or more, or leave -f "
+            "out and step by -i BYTES"
+        )
+    if factor is None and step <= 0:
+        raise _UsageError("-i/--stepbytes must be a positive size (8, 8K, 1M) when -f is not given")
+    if low <= 0 or high <= 0:
+        raise _UsageError(f"sizes must be positive, got -b {args.minbytes} -e {args.maxbytes}")
+    rows = (
+        math.floor(math.log(high / low, factor) + 1e-9) + 1
+        if factor and high >= low
+        else (high - low) // step + 1
+        if high >= low
+        else 0
+    )
+    if not args.no_size_limit and rows > MAX_ROWS:
+        raise _UsageError(
+            f"-b {args.minbytes} -e {args.maxbytes} gives {rows} rows, more than {MAX_ROWS}; "
+            "use a step factor (-f 2) or a larger -i, or pass --no-size-limit"
+        )
+    return size_range(low, high, factor or 1, step)
 
 
 def _collective(args: argparse.Namespace) -> int:
-    from simdist.cost.report import format_nccl_table, nccl_table, parse_size, size_range
+    from simdist.cost.report import format_nccl_table, nccl_table
 
     try:
-        sizes = size_range(
-            parse_size(args.minbytes),
-            parse_size(args.maxbytes),
-            args.stepfactor,
-            parse_size(args.stepbytes),
-        )
-        topology = _topology(args.topology)
+        sizes = _sizes(args)
+        topology = _topology(args.topology, args.no_size_limit)
+        if args.ngpus is not None and not 1 <= args.ngpus <= topology.num_devices:
+            raise _UsageError(
+                f"-g/--ngpus {args.ngpus} does not fit {topology.name!r} with "
+                f"{topology.num_devices} devices; use 1 to {topology.num_devices}"
+            )
         rows = nccl_table(
             CLI_COLLECTIVES[args.collective],
             args.algo,
@@ -44,29 +105,66 @@ def _collective(args: argparse.Namespace) -> int:
             op=args.op,
             num_ranks=args.ngpus,
             root=args.root,
+            protocol=args.proto,
         )
-    except (ValueError, KeyError) as error:
-        print(f"simdist cost: {error}", file=sys.stderr)
+    except (ValueError, OSError, ImportError) as error:
+        print(f"simdist cost {args.collective}: {error}", file=sys.stderr)
         return 2
     ranks = args.ngpus or topology.num_devices
+    models = sorted({"NCCL's tuning model" if r.algorithm.startswith("nccl") else
+                     "alpha-beta schedule with contention" for r in rows})  # fmt: skip
     title = (
-        f"simdist cost {args.collective}: {ranks} ranks on {topology.name}, "
-        f"algorithm {args.algo} (predicted, alpha-beta model with contention)"
+        f"simdist cost {args.collective}: {ranks} ranks on {topology.name}, algorithm "
+        f"{args.algo} (predicted: {', '.join(models)})"
     )
     print(format_nccl_table(rows, title))
+    if any(r.algorithm.startswith("nccl") for r in rows):
+        from simdist.cost.nccl_constants import NCCL_VERSION
+
+        print(f"# NCCL's model as of NCCL {NCCL_VERSION}; see docs/cost-model.md for its error")
     return 0
 
 
+def _check_overhead(value: float, flag: str) -> float:
+    if not math.isfinite(value) or value < 0:
+        raise _UsageError(f"{flag} must be a finite number of microseconds >= 0, got {value!r}")
+    return value * 1e-6
+
+
 def _step(args: argparse.Namespace) -> int:
+    from simdist.cost.assumptions import StepAssumptions
     from simdist.cost.report import parse_size
-    from simdist.cost.step import format_scaling_table, scaling_table
+    from simdist.cost.step import format_step_report, scaling_table
 
     try:
-        counts = [int(c) for c in args.devices.split(",") if c.strip()]
-        shape = tuple(int(d) for d in args.input_shape.split(","))
-        topology = _topology(args.topology)
+        if args.model not in args.models:
+            names = ", ".join(args.models) or "none"
+            raise _UsageError(f"unknown model {args.model!r}; use one of: {names}")
+        counts = []
+        for text in args.devices.split(","):
+            if not text.strip().isdigit() or int(text) < 1:
+                raise _UsageError(f"--devices: {text.strip()!r} is not a positive integer")
+            counts.append(int(text))
+        try:
+            shape = tuple(int(d) for d in args.input_shape.split(","))
+        except ValueError:
+            raise _UsageError(
+                f"--input-shape {args.input_shape!r}: use comma-separated positive integers"
+            ) from None
+        if not shape or min(shape) < 1:
+            raise _UsageError(f"--input-shape {args.input_shape!r}: sizes must be positive")
+        if args.batch_per_device < 1:
+            raise _UsageError(f"--batch-per-device must be >= 1, got {args.batch_per_device}")
+        _check_trace_path(args.trace)
+        assumptions = StepAssumptions(
+            launch_overhead=_check_overhead(args.launch_overhead_us, "--launch-overhead-us"),
+            framework_overhead=_check_overhead(
+                args.framework_overhead_us, "--framework-overhead-us"
+            ),
+        )
+        topology = _topology(args.topology, False)
         rows = scaling_table(
-            args.model,
+            args.models[args.model](),
             shape,
             args.batch_per_device,
             topology,
@@ -75,50 +173,75 @@ def _step(args: argparse.Namespace) -> int:
             bucket_bytes=parse_size(args.bucket),
             dtype=args.dtype,
             optimizer=args.optimizer,
-            launch_overhead=args.launch_overhead_us * 1e-6,
+            assumptions=assumptions,
         )
-    except (ValueError, KeyError) as error:
+    except (ValueError, OSError, ImportError) as error:
         print(f"simdist cost step: {error}", file=sys.stderr)
         return 2
     print(
         f"# {args.model} on {topology.name}: weak scaling, {args.batch_per_device} examples "
-        f"per device, all-reduce {args.algo}, gradient buckets {args.bucket}, "
-        f"kernel launch overhead {args.launch_overhead_us} us"
+        f"per device, all-reduce {args.algo}, gradient buckets {args.bucket}"
     )
-    print(format_scaling_table(rows))
+    print(format_step_report(rows))
     if args.trace:
         from simdist.cost.trace import write_chrome_trace
 
-        write_chrome_trace(rows[-1].step.timeline, args.trace)
+        try:
+            write_chrome_trace(rows[-1].step.timeline, args.trace)
+        except OSError as error:
+            print(f"simdist cost step: --trace {args.trace}: {error}", file=sys.stderr)
+            return 2
         print(f"# Chrome trace of the {rows[-1].num_devices}-device step: {args.trace}")
     return 0
 
 
-def add_parser(sub) -> None:
-    """Add ``cost`` (and its subcommands) to the top-level subparsers ``sub``."""
+def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> None:
+    """Add ``cost`` (and its subcommands) to the top-level subparsers ``sub``.
+
+    Args:
+        sub: the ``simdist`` command's subparsers.
+        models: name -> a function building the Keras model ``cost step`` prices.
+    """
+    from simdist.cost.assumptions import StepAssumptions
+
+    models = dict(models or {})
+    defaults = StepAssumptions()
     cost = sub.add_parser(
         "cost", help="predicted collective tables (nccl-tests columns) and step scaling"
     )
     kinds = cost.add_subparsers(dest="cost_command", required=True)
+    topo_help = "preset name (simdist topology list) or a .json/.yml topology file"
     for name in CLI_COLLECTIVES:
         p = kinds.add_parser(name, help=f"price {name} over a size range, like nccl-tests")
-        p.add_argument("--topology", default="dgx-h100", help="preset name (simdist topology list)")
-        p.add_argument("--algo", default="auto", help="algorithm, or auto (the selector)")
+        p.add_argument("--topology", default="dgx-h100", help=topo_help)
+        p.add_argument(
+            "--algo",
+            default="auto",
+            help="auto (NCCL's model on GPU systems, else the selector), nccl, nccl:ring, "
+            "nccl:tree, nccl:nvls, nccl:nvls_tree, or a simdist schedule (ring, tree, ...)",
+        )
+        p.add_argument("--proto", default="auto", help="NCCL protocol: auto, LL, LL128, Simple")
         p.add_argument("-b", "--minbytes", default="32M", help="smallest size (8, 8K, 1M, 8G)")
         p.add_argument("-e", "--maxbytes", default="32M", help="largest size")
-        p.add_argument("-f", "--stepfactor", type=int, default=1, help="multiply size by this")
+        p.add_argument("-f", "--stepfactor", type=int, default=None, help="multiply size by this")
         p.add_argument("-i", "--stepbytes", default="1M", help="else add this many bytes")
         p.add_argument("-d", "--datatype", default="float", help="element type (nccl-tests' -d)")
         p.add_argument("-o", "--op", default="sum", help="reduction (does not change time)")
         p.add_argument("-r", "--root", type=int, default=0, help="root rank (broadcast, reduce)")
         p.add_argument("-g", "--ngpus", type=int, default=None, help="ranks (default: all)")
+        p.add_argument(
+            "--no-size-limit",
+            action="store_true",
+            help=f"allow sizes above 1 TiB, tables of more than {MAX_ROWS} rows, huge topologies",
+        )
         p.set_defaults(handler=_collective, collective=name)
     step = kinds.add_parser("step", help="price a training step over device counts")
+    listed = list(models)
     step.add_argument(
-        "--model", default="fashion-mnist-cnn", help="model name (fashion-mnist-cnn)"
+        "--model", default=listed[0] if listed else None, help=f"model: {', '.join(listed)}"
     )
     step.add_argument("--input-shape", default="28,28,1", help="one example's shape")
-    step.add_argument("--topology", default="dgx-h100")
+    step.add_argument("--topology", default="dgx-h100", help=topo_help)
     step.add_argument("--batch-per-device", type=int, default=64)
     step.add_argument("--devices", default="1,2,4,8", help="comma-separated device counts")
     step.add_argument("--algo", default="auto", help="all-reduce algorithm, or auto")
@@ -128,8 +251,14 @@ def add_parser(sub) -> None:
     step.add_argument(
         "--launch-overhead-us",
         type=float,
-        default=0.0,
-        help="microseconds added to every kernel (0: the pure roofline)",
+        default=defaults.launch_overhead * 1e6,
+        help="microseconds of kernel launch per kernel (the step model's assumption)",
+    )
+    step.add_argument(
+        "--framework-overhead-us",
+        type=float,
+        default=defaults.framework_overhead * 1e6,
+        help="microseconds of framework (Python, dispatch) per op (the step model's assumption)",
     )
     step.add_argument("--trace", default=None, help="write the largest step's Chrome trace here")
-    step.set_defaults(handler=_step)
+    step.set_defaults(handler=_step, models=models)

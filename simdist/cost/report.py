@@ -15,7 +15,9 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from simdist.cost.network import CollectiveCost, price_collective
+from simdist.cost.nccl import NcclEstimate
+from simdist.cost.network import CollectiveCost
+from simdist.cost.pricing import price_call
 from simdist.topology.model import Topology
 
 __all__ = [
@@ -63,7 +65,8 @@ class NcclRow:
     time_us: float
     algbw: float  # GB/s
     busbw: float  # GB/s
-    cost: CollectiveCost
+    cost: CollectiveCost | NcclEstimate  # the schedule's link detail, or NCCL's choice
+    algorithm: str = ""  # printed: "nccl:ring/LL128" or the schedule algorithm's name
 
 
 def bus_factor(collective: str, num_ranks: int) -> float:
@@ -129,6 +132,7 @@ def nccl_table(
     op: str = "sum",
     num_ranks: int | None = None,
     root: int = 0,
+    protocol: str = "auto",
 ) -> list[NcclRow]:
     """Price ``collective`` at each size, as nccl-tests would measure it.
 
@@ -137,19 +141,23 @@ def nccl_table(
 
     Args:
         collective: one of :data:`COLLECTIVES`.
-        algorithm: an algorithm of ``simdist.collectives`` or ``"auto"``.
+        algorithm: ``"auto"`` (NCCL's model on GPU systems, else the selector), ``"nccl"``,
+            ``"nccl:ring"`` ... or an algorithm of ``simdist.collectives``
+            (:func:`simdist.cost.pricing.price_call`).
         topology: where it runs.
         sizes: buffer sizes in bytes (see the module docstring for what ``size`` means).
         dtype: element type (nccl-tests' ``-d``).
         op: reduction (nccl-tests' ``-o``); it does not change the time.
         num_ranks: ranks taking part (default: every device of the topology).
         root: root rank of broadcast and reduce (printed; -1 for the others).
+        protocol: NCCL's protocol (``auto``, ``LL``, ``LL128``, ``Simple``).
 
     Returns:
         One :class:`NcclRow` per size.
 
     Raises:
-        ValueError: an unknown collective, dtype or op, or a rank count the topology lacks.
+        ValueError: an unknown collective, dtype or op, a rank count the topology lacks, or
+            a root outside the ranks.
     """
     if collective not in COLLECTIVES:
         raise ValueError(f"unknown collective {collective!r}; use one of {COLLECTIVES}")
@@ -163,6 +171,8 @@ def nccl_table(
             f"num_ranks={p} does not fit topology {topology.name!r} with "
             f"{topology.num_devices} devices"
         )
+    if collective in ("broadcast", "reduce") and not 0 <= root < p:
+        raise ValueError(f"root rank {root} is outside the {p} ranks; use 0 to {p - 1}")
     width = NCCL_TYPES[dtype]
     per_rank_split = collective in ("reduce_scatter", "all_gather", "all_to_all")
     factor = bus_factor(collective, p)
@@ -174,8 +184,10 @@ def nccl_table(
         size = count * width
         # the schedule's nbytes is each rank's input buffer: all-gather's is 1/p of the output
         nbytes = size // p if collective == "all_gather" else size
-        cost = price_collective(collective, algorithm, p, nbytes, topology, itemsize=width)
-        seconds = cost.time
+        call = price_call(
+            collective, algorithm, p, nbytes, topology, width, protocol, total_bytes=size
+        )
+        seconds = call.time
         algbw = size / seconds / 1e9 if seconds > 0 else 0.0
         rows.append(
             NcclRow(
@@ -187,7 +199,8 @@ def nccl_table(
                 time_us=seconds * 1e6,
                 algbw=algbw,
                 busbw=algbw * factor,
-                cost=cost,
+                cost=call.detail,
+                algorithm=call.algorithm,
             )
         )
     return rows
@@ -223,7 +236,7 @@ def format_nccl_table(rows: Sequence[NcclRow], title: str = "") -> str:
         lines.append(
             f"{row.size:12d}  {row.count:12d}  {row.type:>8}  {row.redop:>6}  {row.root:6d}  "
             f"{_time_text(row.time_us)}  {row.algbw:6.2f}  {row.busbw:6.2f}  "
-            f"{row.cost.algorithm}"
+            f"{row.algorithm or row.cost.algorithm}"
         )
     average = sum(r.busbw for r in rows) / len(rows) if rows else 0.0
     lines.append(f"# Avg bus bandwidth    : {average:g} ")

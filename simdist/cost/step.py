@@ -18,6 +18,16 @@ compute (busy time of the compute stream), communication (busy time of the comm 
 exposed communication (communication that ends after backward: the part not hidden) and idle
 (step time minus compute: the compute stream waiting).
 
+Each kernel takes ``launch + framework + max(flops / peak, bytes / bandwidth)``
+(:class:`StepAssumptions`): a fixed startup per kernel on top of the roofline, which is
+Hockney's ``n_1/2`` rule for size-dependent efficiency (a kernel of roofline time ``t``
+reaches the fraction ``t / (t + startup)`` of peak: small kernels are launch-bound, large
+ones approach the roofline). float32 matrix multiplies run at the TF32 tensor-core peak
+where the device has one, as TensorFlow does by default on Ampere and later
+(``tf.config.experimental.enable_tensor_float_32_execution``). The assumptions are printed
+with every report. Layers that describe no compute are listed as unpriced, never priced as
+zero.
+
 Scaling is weak scaling: the batch per device is fixed, so ideal step time is constant and the
 efficiency at ``p`` devices is ``t(p0) / t(p)`` (``p0`` the smallest count, normally 1),
 equivalently throughput per device relative to ``p0``'s.
@@ -28,12 +38,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from simdist.cost.compute import DTYPE_SIZES, layer_costs, optimizer_cost, roofline_time
-from simdist.cost.network import price_collective
+from simdist.cost.assumptions import StepAssumptions, kernel_time
+from simdist.cost.compute import DTYPE_SIZES, layer_costs, optimizer_cost
+from simdist.cost.pricing import price_call
 from simdist.cost.trace import Timeline, TimelineEvent
 from simdist.topology.model import Link, Topology
 
-__all__ = ["StepCost", "ScalingRow", "price_step", "scaling_table", "format_scaling_table"]
+__all__ = [
+    "StepCost",
+    "ScalingRow",
+    "price_step",
+    "scaling_table",
+    "format_scaling_table",
+    "format_step_report",
+]
 
 DEFAULT_BUCKET_BYTES = 25 * 1024 * 1024
 
@@ -58,6 +76,8 @@ class StepCost:
     bottleneck: Link | None
     buckets: tuple[tuple[int, float, float], ...]
     timeline: Timeline
+    unpriced: tuple[str, ...] = ()  # "name (Type): why" of each layer left unpriced
+    assumptions: StepAssumptions = StepAssumptions()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,13 +93,11 @@ class ScalingRow:
 
 def _model_layers(model):
     if isinstance(model, str):
-        if model != "fashion-mnist-cnn":
-            raise ValueError(
-                f"unknown model name {model!r}; the named model is 'fashion-mnist-cnn'"
-            )
-        from simdist.demo import create_model
-
-        return create_model()
+        raise ValueError(
+            f"unknown model name {model!r}: price_step takes a model (a Sequential or a list "
+            "of layers), not a name; named models belong to the command line "
+            "(simdist cost step --model)"
+        )
     return model
 
 
@@ -99,30 +117,35 @@ def price_step(
     bucket_bytes: int = DEFAULT_BUCKET_BYTES,
     dtype: str = "float32",
     optimizer: str = "adam",
-    launch_overhead: float = 0.0,
+    launch_overhead: float | None = None,
+    assumptions: StepAssumptions | None = None,
 ) -> StepCost:
     """Predict one synchronous data-parallel training step.
 
     Args:
-        model: a Keras ``Sequential``, a list of its layers, or ``"fashion-mnist-cnn"`` (the
-            custom-training tutorial's CNN, ``simdist.demo.create_model``).
-        input_shape: one example's shape, no batch axis (``(28, 28, 1)`` for Fashion-MNIST).
+        model: a Keras ``Sequential`` or a list of its layers.
+        input_shape: one example's shape, no batch axis (e.g. ``(28, 28, 1)``).
         global_batch: examples per step over all devices; ``num_devices`` must divide it.
         topology: the machine; devices ``0 .. num_devices-1`` run the step.
         num_devices: how many devices take part.
-        algorithm: the all-reduce algorithm (``"auto"``: the collectives' selector).
+        algorithm: the all-reduce algorithm (``"auto"``: NCCL's model on GPU systems, else
+            the collectives' selector; see :func:`simdist.cost.pricing.price_call`).
         bucket_bytes: gradient bucket size (default 25 MiB, PyTorch DDP's default).
         dtype: compute and gradient dtype.
         optimizer: ``"sgd"``, ``"momentum"`` or ``"adam"`` (prices the update).
-        launch_overhead: seconds added to every kernel (0: the pure roofline).
+        launch_overhead: shorthand for ``assumptions.launch_overhead`` (seconds per kernel).
+        assumptions: the step model's :class:`StepAssumptions` (default: its defaults).
 
     Returns:
         A :class:`StepCost` with the split, the bottleneck link and the timeline.
 
     Raises:
         ValueError: non-positive sizes, a batch ``num_devices`` does not divide, more devices
-            than the topology has, an unknown dtype, optimizer or model name.
+            than the topology has, an unknown dtype or optimizer, a model given by name.
     """
+    assumptions = assumptions or StepAssumptions()
+    if launch_overhead is not None:
+        assumptions = dataclasses.replace(assumptions, launch_overhead=launch_overhead)
     _check_positive_int(global_batch, "global_batch")
     _check_positive_int(num_devices, "num_devices")
     _check_positive_int(bucket_bytes, "bucket_bytes")
@@ -136,7 +159,13 @@ def price_step(
             f"topology {topology.name!r} has {topology.num_devices} devices, fewer than the "
             f"{num_devices} asked for; use a larger topology"
         )
-    layers = layer_costs(_model_layers(model), input_shape, global_batch // num_devices, dtype)
+    all_layers = layer_costs(
+        _model_layers(model), input_shape, global_batch // num_devices, dtype, unpriced="report"
+    )
+    layers = [layer for layer in all_layers if layer.priced]
+    unpriced = tuple(
+        f"{c.name} ({c.kind}): {c.unpriced_reason}" for c in all_layers if not c.priced
+    )
     size = DTYPE_SIZES[dtype]
     devices = topology.devices[:num_devices]
     names = tuple(d.name for d in devices)
@@ -148,7 +177,7 @@ def price_step(
         for index, device in enumerate(devices):
             clock = start[index]
             for op in ops:
-                duration = roofline_time(op, device, dtype, launch_overhead)
+                duration = kernel_time(op, device, dtype, assumptions)
                 events.append(
                     TimelineEvent(
                         index,
@@ -190,13 +219,13 @@ def price_step(
     used_algorithm = algorithm
     if num_devices > 1:
         for index, (nbytes, when) in enumerate(buckets):
-            cost = price_collective(
-                "all_reduce", algorithm, num_devices, nbytes, topology, itemsize=size
-            )
+            cost = price_call("all_reduce", algorithm, num_devices, nbytes, topology, size)
+            # the collective is a kernel too: it pays the launch overhead (not the framework's)
+            duration = cost.time + assumptions.launch_overhead
             used_algorithm = cost.algorithm
             start = max(when, comm_free)
-            comm_free = start + cost.time
-            bucket_rows.append((nbytes, start, cost.time))
+            comm_free = start + duration
+            bucket_rows.append((nbytes, start, duration))
             for link, busy in cost.link_busy:
                 link_busy[link] = link_busy.get(link, 0.0) + busy
             for device in range(num_devices):
@@ -206,7 +235,7 @@ def price_step(
                         "comm",
                         f"allreduce bucket {index}",
                         start,
-                        cost.time,
+                        duration,
                         "allreduce",
                         (("bytes", nbytes), ("algorithm", cost.algorithm)),
                     )
@@ -236,6 +265,8 @@ def price_step(
         bottleneck=bottleneck,
         buckets=tuple(bucket_rows),
         timeline=Timeline(tuple(events), names),
+        unpriced=unpriced,
+        assumptions=assumptions,
     )
 
 
@@ -288,8 +319,22 @@ def _link_name(link: Link | None) -> str:
     return "-" if link is None else f"{link.src}->{link.dst}"
 
 
+def format_step_report(rows: Sequence[ScalingRow]) -> str:
+    """The scaling table, then the step model's assumptions and any unpriced layers."""
+    lines = [format_scaling_table(rows)]
+    if rows:
+        step = rows[-1].step
+        lines.append(f"# all-reduce: {step.algorithm}")
+        lines += [f"# assumption: {text}" for text in step.assumptions.lines()]
+        for label in step.unpriced:
+            lines.append(f"# unpriced: {label}; its time is NOT counted")
+    return "\n".join(lines)
+
+
 def format_scaling_table(rows: Sequence[ScalingRow]) -> str:
-    """The scaling table as text: one line per device count (times in milliseconds)."""
+    """The scaling table as text: one line per device count (times in milliseconds).
+
+    Reports print :func:`format_step_report`, which adds the assumptions."""
     header = (
         f"{'devices':>7}  {'batch':>6}  {'step ms':>9}  {'compute':>9}  {'comm':>9}  "
         f"{'exposed':>9}  {'idle':>9}  {'samples/s':>11}  {'eff %':>6}  bottleneck"

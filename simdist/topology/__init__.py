@@ -27,6 +27,7 @@ from simdist.topology.presets import list_topologies as list_topologies
 from simdist.topology.routing import hop_count as hop_count
 from simdist.topology.routing import route as route
 from simdist.topology.routing import route_ranks as route_ranks
+from simdist.topology.system import GpuSystem as GpuSystem
 from simdist.topology.tpu import TPU_TENSORCORES_PER_CHIP as TPU_TENSORCORES_PER_CHIP
 from simdist.topology.tpu import tensorcores_per_chip as tensorcores_per_chip
 from simdist.topology.tpu import tpu_generation as tpu_generation

@@ -303,15 +303,17 @@ def multi_node(
     pcie_latency: float,
     device: Device | None = None,
     name: str | None = None,
+    network: str = "infiniband",
     sources: tuple[str, ...] = (),
 ) -> Topology:
-    """GPU nodes with an NVSwitch inside each and InfiniBand NICs to one fabric switch.
+    """GPU nodes with an NVSwitch inside each and network NICs to one fabric switch.
 
     Node ``k``'s GPUs are ``"node{k}/gpu{i}"`` with ``host=k``; they share the star switch
     ``"node{k}/nvswitch"`` (links of ``nvlink_bandwidth``: the GPU's total NVLink bandwidth,
     per direction). GPU ``i`` reaches the network through NIC
     ``i * nics_per_node // gpus_per_node`` of its node over a PCIe link. Every NIC has one
-    link to ``"ib"``, a single non-blocking switch standing for a full-bisection fat tree
+    link (of kind ``network``) to the fabric switch (``"ib"`` for InfiniBand, else the
+    network's name), a single non-blocking switch standing for a full-bisection fat tree
     (not a rail-optimised fabric: any NIC reaches any other in two switch hops). An
     inter-node transfer crosses GPU -> NIC -> ib -> NIC -> GPU (4 links).
 
@@ -330,6 +332,7 @@ def multi_node(
     _check_link(nvlink_bandwidth, nvlink_latency, "NVLink")
     _check_link(nic_bandwidth, nic_latency, "NIC")
     _check_link(pcie_bandwidth, pcie_latency, "PCIe")
+    fabric = "ib" if network == "infiniband" else network
     names, hosts, switches, links = [], [], [], []
     for k in range(nodes):
         nvswitch = f"node{k}/nvswitch"
@@ -344,8 +347,8 @@ def multi_node(
             nic = nics[i * nics_per_node // gpus_per_node]
             links += _pair(gpu, nic, pcie_bandwidth, pcie_latency, "pcie")
         for nic in nics:
-            links += _pair(nic, "ib", nic_bandwidth, nic_latency, "infiniband")
-    switches.append(Switch("ib", "infiniband-switch"))
+            links += _pair(nic, fabric, nic_bandwidth, nic_latency, network)
+    switches.append(Switch(fabric, f"{network}-switch"))
     return Topology(
         name or f"cluster-{nodes}x{gpus_per_node}",
         _devices(names, device, hosts),

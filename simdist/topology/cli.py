@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from simdist.topology.model import MAX_DEVICES
+
 __all__ = ["add_parser"]
 
 
@@ -15,8 +17,8 @@ def _run(args: argparse.Namespace) -> int:
         print(describe.list_table())
         return 0
     try:
-        topology = describe.resolve(args.name)
-    except (ValueError, OSError) as e:
+        topology = describe.resolve(args.name, None if args.no_size_limit else MAX_DEVICES)
+    except (ValueError, OSError, ImportError) as e:
         print(f"simdist topology show: {e}", file=sys.stderr)
         return 2
     print(describe.describe(topology))
@@ -30,4 +32,9 @@ def add_parser(sub) -> None:
     topology_sub.add_parser("list", help="the preset topologies")
     show = topology_sub.add_parser("show", help="one topology's devices, links and sources")
     show.add_argument("name", help="a preset name (e.g. dgx-h100, v4-32) or a .json/.yml file")
+    show.add_argument(
+        "--no-size-limit",
+        action="store_true",
+        help=f"build topologies of more than {MAX_DEVICES} devices (slow)",
+    )
     topology.set_defaults(handler=_run)

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import os
 
-from simdist.topology.model import Topology
+from simdist.topology.model import MAX_DEVICES, Topology
 
 __all__ = ["list_table", "describe", "resolve"]
 
 
-def resolve(name_or_path: str) -> Topology:
-    """A preset by name, or a topology file (``.json``, ``.yml``, ``.yaml``) by path."""
+def resolve(name_or_path: str, max_devices: int | None = MAX_DEVICES) -> Topology:
+    """A preset by name, or a topology file (``.json``, ``.yml``, ``.yaml``) by path.
+
+    Raises:
+        ValueError: an unknown name, malformed file, or more devices than ``max_devices``.
+        OSError: a file that cannot be read.
+    """
     from simdist.topology.files import load_topology
     from simdist.topology.presets import get_topology
 
     if os.path.splitext(name_or_path)[1].lower() in (".json", ".yml", ".yaml"):
-        return load_topology(name_or_path)
-    return get_topology(name_or_path)
+        return load_topology(name_or_path, max_devices=max_devices)
+    return get_topology(name_or_path, max_devices=max_devices)
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
@@ -44,6 +49,22 @@ def _si(value: float, unit: str) -> str:
         if abs(value) >= factor:
             return f"{value / factor:g} {prefix}{unit}"
     return f"{value:g} {unit}"
+
+
+def _system(topology: Topology) -> str:
+    system = topology.system
+    cc = system.compute_capability
+    parts = [f"{system.nodes} node(s) x {system.gpus_per_node} {system.gpu} (sm_{cc})"]
+    if system.nvlinks_per_gpu:
+        fabric = "NVSwitch" + (" with NVLink SHARP" if system.nvls else "")
+        parts.append(f"{system.nvlinks_per_gpu} NVLinks per GPU to {fabric}")
+    parts.append(f"PCIe Gen{system.pcie_gen} x{system.pcie_lanes} ({system.pcie_bw:g} GB/s)")
+    if system.nodes > 1 or system.nics_per_node:
+        parts.append(
+            f"{system.nics_per_node} x {system.nic_gbps:g} Gb/s {system.network} NICs per node"
+        )
+    parts.append(f"{system.cpu_vendor} CPU")
+    return ", ".join(parts)
 
 
 def describe(topology: Topology) -> str:
@@ -90,6 +111,8 @@ def describe(topology: Topology) -> str:
             else "mesh"
         )
         lines.append(f"torus dims: {shape} ({closed}; wraparound per dim: {list(wraps)})")
+    if topology.system is not None:
+        lines.append("as NCCL's tuning model sees it (simdist.cost.nccl): " + _system(topology))
     lines.append("sources:")
     lines += [f"  - {s}" for s in topology.sources] or ["  (none given)"]
     return "\n".join(lines)

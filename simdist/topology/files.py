@@ -1,4 +1,4 @@
-"""Topology files: simdist's JSON description (load, validate, save) and ASTRA-sim's YAML.
+"""Topology files: simdist's JSON description (load, validate, save); ASTRA-sim by suffix.
 
 simdist JSON (units are in the field names: GB/s = 1e9 B/s, microseconds, TFLOPS, GiB)::
 
@@ -16,26 +16,27 @@ simdist JSON (units are in the field names: GB/s = 1e9 B/s, microseconds, TFLOPS
 
 A link entry is full duplex (both directions, each with the full bandwidth) unless it says
 ``"bidirectional": false``. Devices are listed in rank order. ``device_defaults`` fills fields
-a device leaves out. Every error is a ``ValueError`` whose message starts with the path of
-the offending field, e.g. ``links[3].dst: unknown node 'gpu9'``.
+a device leaves out. An optional ``"nccl_system"`` object holds the fields of
+:class:`~simdist.topology.system.GpuSystem` (what NCCL's tuning model reads; GPU presets
+save it), so a saved GPU preset is priced by NCCL's model as the preset is. Every error is
+a ``ValueError`` whose message starts with the path of the offending field, e.g.
+``links[3].dst: unknown node 'gpu9'``.
 
-ASTRA-sim analytical network files (``network.yml``): ``topology`` (``Ring``,
-``FullyConnected``, ``Switch`` per dimension), ``npus_count``, ``bandwidth`` (GB/s per link
-and direction; ASTRA-sim's analytical backend takes 1 GB = 2**30 B, and so does simdist) and
-``latency`` (ns per link). They are parsed with PyYAML when it is installed
-(``pip install 'simdist[yaml]'``); without it, simdist reads the flat ``key: value`` /
-``key: [a, b]`` form those files use and raises ImportError naming the extra for anything
-else. The network becomes :func:`simdist.topology.hierarchy.multi_dim`.
+ASTRA-sim network files are read by :mod:`simdist.topology.astra` (re-exported here).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 
-from simdist.topology import hierarchy
-from simdist.topology.model import Device, Link, Switch, Topology
+from simdist.topology.astra import ASTRA_GB as ASTRA_GB
+from simdist.topology.astra import load_astra_network as load_astra_network
+from simdist.topology.astra import parse_astra_network as parse_astra_network
+from simdist.topology.model import MAX_DEVICES, Device, Link, Switch, Topology, check_device_count
+from simdist.topology.system import GpuSystem
 
 __all__ = [
     "load_topology",
@@ -50,9 +51,11 @@ _GB = 1e9
 _GIB = 2**30
 _US = 1e-6
 _TFLOPS = 1e12
-ASTRA_GB = 2**30  # ASTRA-sim analytical: bw_GBps_to_Bpns uses 1 GB = 2^30 B
 
-_TOP_FIELDS = {"name", "devices", "switches", "links", "torus_dims", "sources", "device_defaults"}
+_TOP_FIELDS = {
+    "name", "devices", "switches", "links", "torus_dims", "sources", "device_defaults",
+    "nccl_system",
+}  # fmt: skip
 _DEVICE_FIELDS = {"name", "kind", "peak_tflops", "memory_bandwidth_gb_s", "memory_gib", "host"}
 _SWITCH_FIELDS = {"name", "kind"}
 _LINK_FIELDS = {"src", "dst", "bandwidth_gb_s", "latency_us", "kind", "bidirectional"}
@@ -158,9 +161,35 @@ def topology_from_dict(data: dict) -> Topology:
     sources = data.get("sources", [])
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         _fail("sources", "must be a list of strings")
-    topology = Topology(name, tuple(devices), tuple(switches), links, torus_dims, tuple(sources))
+    system = _system(data.get("nccl_system"), len(devices))
+    topology = Topology(
+        name, tuple(devices), tuple(switches), links, torus_dims, tuple(sources), system
+    )
     _check_connected(topology)
     return topology
+
+
+def _system(raw, num_devices: int) -> GpuSystem | None:
+    """The optional ``nccl_system`` object: :class:`GpuSystem`'s fields by name."""
+    if raw is None:
+        return None
+    names = {f.name for f in dataclasses.fields(GpuSystem)}
+    if not isinstance(raw, dict):
+        _fail("nccl_system", "must be an object of GpuSystem fields")
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        _fail("nccl_system", f"unknown field(s) {unknown}; GpuSystem has {sorted(names)}")
+    try:
+        system = GpuSystem(**raw)
+    except (TypeError, ValueError) as e:
+        _fail("nccl_system", str(e))
+    if system.num_gpus != num_devices:
+        _fail(
+            "nccl_system",
+            f"describes {system.num_gpus} GPUs ({system.nodes} x {system.gpus_per_node}) but "
+            f"the file has {num_devices} devices",
+        )
+    return system
 
 
 def _links(raw_links, nodes: dict) -> tuple[Link, ...]:
@@ -245,6 +274,11 @@ def topology_to_dict(topology: Topology) -> dict:
         ],
         "torus_dims": list(topology.torus_dims),
         "sources": list(topology.sources),
+        **(
+            {"nccl_system": dataclasses.asdict(topology.system)}
+            if topology.system is not None
+            else {}
+        ),
     }
 
 
@@ -255,21 +289,25 @@ def save_topology(topology: Topology, path) -> None:
         f.write("\n")
 
 
-def load_topology(path, *, device: Device | None = None) -> Topology:
+def load_topology(
+    path, *, device: Device | None = None, max_devices: int | None = MAX_DEVICES
+) -> Topology:
     """Load a topology file: simdist JSON (``.json``) or ASTRA-sim YAML (``.yml``/``.yaml``).
 
     Args:
         path: the file.
         device: for ASTRA-sim files (which describe no compute), the device template
             (default :data:`simdist.topology.builders.NOMINAL_DEVICE`).
+        max_devices: refuse files that describe more devices (None: no cap).
 
     Raises:
-        ValueError: malformed content (the message names the field) or an unknown suffix.
+        ValueError: malformed content (the message names the field), an unknown suffix, or
+            more devices than ``max_devices``.
         FileNotFoundError: no such file.
     """
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix in (".yml", ".yaml"):
-        return load_astra_network(path, device=device)
+        return load_astra_network(path, device=device, max_devices=max_devices)
     if suffix != ".json":
         raise ValueError(
             f"{path}: unknown topology file type {suffix!r}; use .json (simdist) or "
@@ -280,111 +318,6 @@ def load_topology(path, *, device: Device | None = None) -> Topology:
             data = json.load(f)
         except json.JSONDecodeError as e:
             raise ValueError(f"{path}: not valid JSON: {e}") from None
+    if isinstance(data, dict) and isinstance(data.get("devices"), list):
+        check_device_count(f"topology file {path}", len(data["devices"]), max_devices)
     return topology_from_dict(data)
-
-
-def load_astra_network(path, *, device: Device | None = None) -> Topology:
-    """Load an ASTRA-sim analytical network file (``network.yml``); see the module doc."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    stem = os.path.splitext(os.path.basename(str(path)))[0]
-    return parse_astra_network(text, name=f"astra:{stem}", device=device)
-
-
-def parse_astra_network(
-    text: str, *, name: str = "astra", device: Device | None = None
-) -> Topology:
-    """Build the topology an ASTRA-sim analytical network YAML text describes.
-
-    Raises:
-        ValueError: a missing or malformed key (named in the message).
-        ImportError: the text needs a full YAML parser and PyYAML is not installed.
-    """
-    data = _read_yaml(text)
-    if not isinstance(data, dict):
-        raise ValueError("ASTRA-sim network: the file must be a mapping of keys to values")
-    for key in ("topology", "npus_count", "bandwidth", "latency"):
-        if key not in data:
-            raise ValueError(
-                f"{key}: missing (ASTRA-sim network files need topology, "
-                "npus_count, bandwidth and latency)"
-            )
-    lists = {}
-    for key in ("topology", "npus_count", "bandwidth", "latency"):
-        value = data[key]
-        lists[key] = list(value) if isinstance(value, (list, tuple)) else [value]
-    for i, count in enumerate(lists["npus_count"]):
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"npus_count[{i}]: must be a positive integer, got {count!r}")
-    for key in ("bandwidth", "latency"):
-        for i, v in enumerate(lists[key]):
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ValueError(f"{key}[{i}]: must be a number, got {v!r}")
-            if key == "bandwidth" and v <= 0:
-                raise ValueError(f"bandwidth[{i}]: must be > 0 GB/s, got {v!r}")
-            if key == "latency" and v < 0:
-                raise ValueError(f"latency[{i}]: must be >= 0 ns, got {v!r}")
-    for i, kind in enumerate(lists["topology"]):
-        if kind not in ("Ring", "FullyConnected", "Switch"):
-            raise ValueError(
-                f"topology[{i}]: {kind!r} is not supported; use Ring, FullyConnected or Switch"
-            )
-    return hierarchy.multi_dim(
-        lists["topology"],
-        lists["npus_count"],
-        [b * ASTRA_GB for b in lists["bandwidth"]],
-        [lat * 1e-9 for lat in lists["latency"]],
-        device=device,
-        name=name,
-        sources=(
-            "ASTRA-sim analytical network file: bandwidth in GB/s with 1 GB = 2^30 B "
-            "(astra-network-analytical bw_GBps_to_Bpns), latency in ns",
-        ),
-    )
-
-
-def _read_yaml(text: str):
-    try:
-        import yaml
-    except ImportError:
-        return _read_flat_yaml(text)
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ValueError(f"ASTRA-sim network: not valid YAML: {e}") from None
-
-
-def _read_flat_yaml(text: str) -> dict:
-    """The ``key: scalar`` / ``key: [a, b]`` subset of YAML (ASTRA-sim's network files)."""
-    data = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        key, sep, value = line.partition(":")
-        if not sep or raw[0] in " \t-" or not key.strip():
-            raise ImportError(
-                f"line {number} ({raw.strip()!r}) needs a full YAML parser; "
-                "install PyYAML: pip install 'simdist[yaml]'"
-            )
-        value = value.strip()
-        if value.startswith("["):
-            if not value.endswith("]"):
-                raise ImportError(
-                    f"line {number}: a list spanning lines needs a full YAML parser; "
-                    "install PyYAML: pip install 'simdist[yaml]'"
-                )
-            inner = value[1:-1].strip()
-            data[key.strip()] = [_scalar(v.strip()) for v in inner.split(",")] if inner else []
-        else:
-            data[key.strip()] = _scalar(value)
-    return data
-
-
-def _scalar(text: str):
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text.strip("'\"")

@@ -1,13 +1,17 @@
-"""GPU presets: DGX A100 / H100, an 8-GPU PCIe box, and InfiniBand clusters of DGX nodes.
+"""GPU presets as one table: each platform's device, links, network and NCCL system facts.
 
-Every constant comes from a public specification named in the preset's ``sources``. Where a
-number is not published (per-hop latencies), the source line says so and gives the basis of
-the assumption. Units: decimal GB/s and TFLOPS as vendors print them (1 GB/s = 1e9 B/s);
-"GB"/"GiB" of memory as printed, taken as GiB (2**30 B) because HBM stacks are binary-sized.
-Vendors quote NVLink and ICI bandwidth bidirectionally; a :class:`Link` holds one direction,
-so those figures are halved. Dense (non-sparse) tensor throughput is used throughout.
+A row of :data:`PLATFORMS` (a :class:`GpuPlatform`) holds every constant of one machine with
+its public source; :func:`gpu_box` and :func:`gpu_cluster` build any row into a topology, so
+the presets differ only in their rows. Each topology carries two views of the same machine:
+the link graph (datasheet bandwidths: what the schedule-level alpha-beta model prices) and a
+:class:`~simdist.topology.system.GpuSystem` (what NCCL's own tuning model reads,
+:mod:`simdist.cost.nccl`).
 
-Single-node presets name GPUs ``"node0/gpu{i}"`` like the clusters do.
+Units: decimal GB/s and TFLOPS as vendors print them (1 GB/s = 1e9 B/s); memory "GB" taken
+as GiB (HBM stacks are binary-sized). Vendors quote NVLink bandwidth bidirectionally; a
+:class:`~simdist.topology.model.Link` holds one direction, so those figures are halved. Dense
+(non-sparse) tensor throughput is used throughout: a datasheet's "with sparsity" figure is
+halved. Where a number is not published (per-hop latencies) the source says so.
 """
 
 from __future__ import annotations
@@ -16,213 +20,315 @@ import dataclasses
 
 from simdist.topology import builders
 from simdist.topology.model import Device, Topology
+from simdist.topology.system import GpuSystem
 
-__all__ = [
-    "A100_SXM",
-    "A100_PCIE",
-    "H100_SXM",
-    "pcie_8gpu",
-    "dgx_a100",
-    "dgx_h100",
-    "a100_cluster",
-    "h100_cluster",
-]
+__all__ = ["GpuPlatform", "PLATFORMS", "gpu_box", "gpu_cluster"]
 
 GB = 1e9
 GiB = 2**30
 TFLOPS = 1e12
 US = 1e-6
 
-# ---------------------------------------------------------------- GPU devices and links --
+PCIE_PER_DIRECTION = {4: 32 * GB, 5: 64 * GB}  # x16: 64 / 128 GB/s bidirectional
+NVLINK_LINK_LATENCY = 0.3 * US
+PCIE_LINK_LATENCY = 0.5 * US
+NIC_LINK_LATENCY = 0.85 * US
 
-_SRC_A100 = (
-    "NVIDIA A100 Tensor Core GPU datasheet (nvidia.com/a100, 80GB SXM / 80GB PCIe): "
-    "FP64 9.7 TFLOPS, FP64 Tensor Core 19.5, FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS dense "
-    "(624 with sparsity), INT8 624 TOPS; 80GB HBM2e at 2,039 GB/s (SXM) / 1,935 GB/s (PCIe); "
-    "NVLink 600 GB/s bidirectional per GPU (300 GB/s per direction); PCIe Gen4 64 GB/s "
-    "bidirectional (32 GB/s per direction)"
-)
-_SRC_H100 = (
-    "NVIDIA H100 Tensor Core GPU datasheet (nvidia.com/h100, H100 SXM): FP64 34 TFLOPS, FP64 "
-    "Tensor Core 67, FP32 67, TF32 989, BF16/FP16 1,979, FP8 3,958 TFLOPS with sparsity "
-    "(halved here: dense TF32 494.5, BF16/FP16 989.5, FP8 1,979); 80GB HBM3 at 3.35 TB/s; "
-    "NVLink 900 GB/s bidirectional per GPU (450 GB/s per direction); PCIe Gen5 128 GB/s "
-    "bidirectional (64 GB/s per direction)"
-)
-_SRC_NVLINK_LAT = (
-    "Latency (not published by NVIDIA; assumption): 0.6 us per GPU-to-GPU NVLink step, the "
-    "LL-protocol ring hardware latency in NCCL's tuning model (src/graph/tuning.cc, hwLat "
-    "NVLINK); split as 0.3 us per link, GPU->NVSwitch->GPU"
-)
-_SRC_PCIE_LAT = (
-    "Latency (assumption): 1.0 us per GPU-to-GPU PCIe step, NCCL's tuning model hwLat PCI "
-    "(ring, LL); split as 0.5 us per PCIe link"
-)
-_SRC_NET_LAT = (
-    "Latency (assumption): 2.7 us per inter-node step, NCCL's tuning model hwLat NET (ring, "
-    "LL); split as 0.5 us per GPU<->NIC PCIe link and 0.85 us per NIC<->switch link"
+_SRC_LATENCY = (
+    "Latency (not published by NVIDIA; assumption): 0.6 us per GPU-to-GPU NVLink step and "
+    "1.0 us per PCIe step, the LL ring hardware latencies of NCCL's tuning model (NCCL "
+    "v2.30.7-1 src/graph/tuning.cc:158-166), split as 0.3 us per NVLink link and 0.5 us per "
+    "PCIe link; 2.7 us per inter-node step (tuning.cc:170-171, NET ring LL) split as 0.5 us per "
+    "GPU<->NIC PCIe link and 0.85 us per NIC<->fabric link"
 )
 _SRC_SWITCH_MODEL = (
     "Model: a node's NVSwitch chips are one non-blocking switch; each GPU's link to it carries "
     "the GPU's total NVLink bandwidth per direction"
 )
-_SRC_IB_FABRIC = (
-    "Model: the InfiniBand fabric is one non-blocking switch (a full-bisection fat tree), "
-    "not a rail-optimised fabric"
+_SRC_FABRIC = (
+    "Model: the inter-node fabric is one non-blocking switch (a full-bisection fat tree), not "
+    "a rail-optimised fabric"
 )
 
-A100_SXM = Device(
-    name="",
-    kind="GPU",
-    peak_flops={
-        "float64": 19.5 * TFLOPS,
-        "float32": 19.5 * TFLOPS,
-        "tfloat32": 156 * TFLOPS,
-        "bfloat16": 312 * TFLOPS,
-        "float16": 312 * TFLOPS,
-        "int8": 624 * TFLOPS,
-    },
-    memory_bandwidth=2039 * GB,
-    memory_bytes=80 * GiB,
+
+def _flops(**tflops: float) -> dict:
+    return {dtype: value * TFLOPS for dtype, value in tflops.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class GpuPlatform:
+    """One GPU machine's constants (one row of :data:`PLATFORMS`)."""
+
+    title: str
+    device: Device
+    device_source: str
+    compute_capability: int
+    nvlinks_per_gpu: int
+    nvlink_per_direction: float  # bytes/s of one GPU's NVLinks together, one direction
+    nvswitch: bool
+    nvls: bool
+    pcie_gen: int
+    node_source: str
+    gpus_per_node: int = 8
+    gpus_per_pcie_switch: int = 0  # PCIe-only boxes
+    nics_per_node: int = 8
+    nic_gbps: float = 0.0
+    network: str = "infiniband"
+    cpu_vendor: str = "intel"
+
+    def system(self, nodes: int, nics_per_node: int | None = None) -> GpuSystem:
+        return GpuSystem(
+            gpu=self.title,
+            compute_capability=self.compute_capability,
+            nodes=nodes,
+            gpus_per_node=self.gpus_per_node,
+            nvlinks_per_gpu=self.nvlinks_per_gpu,
+            nvswitch=self.nvswitch,
+            nvls=self.nvls,
+            pcie_gen=self.pcie_gen,
+            gpus_per_pcie_switch=self.gpus_per_pcie_switch,
+            cpu_vendor=self.cpu_vendor,
+            nics_per_node=self.nics_per_node if nics_per_node is None else nics_per_node,
+            nic_gbps=self.nic_gbps,
+            network=self.network,
+            source=self.node_source,
+        )
+
+
+_A100_SXM = Device("", "GPU", _flops(float64=19.5, float32=19.5, tfloat32=156, bfloat16=312,
+                                     float16=312, int8=624), 2039 * GB, 80 * GiB)  # fmt: skip
+_A100_SRC = (
+    "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM / PCIe): FP64 9.7, FP64 Tensor Core 19.5, "
+    "FP32 19.5, TF32 156, BF16/FP16 312 TFLOPS dense, INT8 624 TOPS; HBM2e 2,039 GB/s (SXM) / "
+    "1,935 GB/s (PCIe); NVLink 600 GB/s bidirectional (12 NVLink 3 links); PCIe Gen4"
 )
-A100_PCIE = dataclasses.replace(A100_SXM, memory_bandwidth=1935 * GB)
-H100_SXM = Device(
-    name="",
-    kind="GPU",
-    peak_flops={
-        "float64": 67 * TFLOPS,
-        "float32": 67 * TFLOPS,
-        "tfloat32": 494.5 * TFLOPS,
-        "bfloat16": 989.5 * TFLOPS,
-        "float16": 989.5 * TFLOPS,
-        "float8": 1979 * TFLOPS,
-        "int8": 1979 * TFLOPS,
-    },
-    memory_bandwidth=3350 * GB,
-    memory_bytes=80 * GiB,
+_H100_FLOPS = _flops(
+    float64=67, float32=67, tfloat32=494.5, bfloat16=989.5, float16=989.5, float8=1979, int8=1979
+)
+_H100_SXM = Device("", "GPU", _H100_FLOPS, 3350 * GB, 80 * GiB)
+_H100_SRC = (
+    "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): FP64 Tensor Core 67, FP32 67, TF32 989, "
+    "BF16/FP16 1,979, FP8 3,958 TFLOPS with sparsity (halved: dense); 80GB HBM3 3.35 TB/s; "
+    "NVLink 900 GB/s bidirectional (18 NVLink 4 links); PCIe Gen5 128 GB/s"
+)
+_H100_PCIE_FLOPS = _flops(
+    float64=51, float32=51, tfloat32=378, bfloat16=756.5, float16=756.5, float8=1513, int8=1513
+)
+_H100_PCIE = Device("", "GPU", _H100_PCIE_FLOPS, 2000 * GB, 80 * GiB)
+_H100_PCIE_SRC = (
+    "NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe): FP64 Tensor Core 51, FP32 51, TF32 756, "
+    "BF16/FP16 1,513, FP8 3,026 TFLOPS with sparsity (halved: dense); 80GB HBM2e 2 TB/s; "
+    "PCIe Gen5 128 GB/s"
+)
+_H200 = dataclasses.replace(_H100_SXM, memory_bandwidth=4800 * GB, memory_bytes=141 * GiB)
+_H200_SRC = (
+    "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM): the H100 SXM's tensor throughput "
+    "(FP32 67, TF32 989, BF16/FP16 1,979, FP8 3,958 TFLOPS with sparsity); 141GB HBM3e at "
+    "4.8 TB/s; NVLink 900 GB/s bidirectional; PCIe Gen5 128 GB/s"
+)
+_B200_FLOPS = _flops(
+    float64=37, float32=75, tfloat32=1125, bfloat16=2250, float16=2250, float8=4500, int8=4500
+)
+_B200 = Device("", "GPU", _B200_FLOPS, 8000 * GB, 180 * GiB)
+_B200_SRC = (
+    "NVIDIA HGX B200 specifications (8 GPUs): FP64 296 TFLOPS, FP32 600 TFLOPS, TF32 18, "
+    "BF16/FP16 36, FP8 72 PFLOPS with sparsity, 1.4 TB HBM3e at 64 TB/s, per GPU divided by 8 "
+    "(tensor figures halved: dense); NVLink 5 1.8 TB/s bidirectional per GPU (18 links)"
+)
+_GB200_FLOPS = _flops(
+    float64=40, float32=80, tfloat32=1250, bfloat16=2500, float16=2500, float8=5000, int8=5000
+)
+_GB200 = Device("", "GPU", _GB200_FLOPS, 8000 * GB, 186 * GiB)
+_GB200_SRC = (
+    "NVIDIA GB200 NVL72 specifications (72 GPUs): FP64 2,880 TFLOPS, FP32 5,760 TFLOPS, TF32 "
+    "180, BF16/FP16 360, FP8 720 PFLOPS with sparsity, up to 13.4 TB HBM3e at 576 TB/s, per GPU "
+    "divided by 72 (tensor figures halved: dense); fifth-generation NVLink 1.8 TB/s per GPU, "
+    "one 72-GPU NVLink domain (130 TB/s)"
 )
 
-NVLINK3_PER_DIRECTION = 300 * GB  # A100: 600 GB/s bidirectional
-NVLINK4_PER_DIRECTION = 450 * GB  # H100: 900 GB/s bidirectional
-PCIE4_X16_PER_DIRECTION = 32 * GB
-PCIE5_X16_PER_DIRECTION = 64 * GB
-HDR_200G = 200e9 / 8  # ConnectX-6 HDR 200 Gb/s: 25 GB/s per direction
-NDR_400G = 400e9 / 8  # ConnectX-7 NDR 400 Gb/s: 50 GB/s per direction
-NVLINK_LINK_LATENCY = 0.3 * US
-PCIE_LINK_LATENCY = 0.5 * US
-IB_LINK_LATENCY = 0.85 * US
-
-
-def pcie_8gpu() -> Topology:
-    """8x A100 80GB PCIe in one host: two PCIe Gen4 switches of 4 GPUs under one CPU."""
-    return builders.pcie_tree(
-        8,
+PLATFORMS: dict[str, GpuPlatform] = {
+    "pcie-8gpu": GpuPlatform(
+        "A100 80GB PCIe",
+        dataclasses.replace(_A100_SXM, memory_bandwidth=1935 * GB),
+        _A100_SRC,
+        80,
+        0,
+        0.0,
+        False,
+        False,
         4,
-        PCIE4_X16_PER_DIRECTION,
-        PCIE_LINK_LATENCY,
-        device=A100_PCIE,
-        name="pcie-8gpu",
-        sources=(
-            _SRC_A100,
-            "Model: a generic 8-GPU PCIe Gen4 server; GPUs 0-3 and 4-7 each behind one PCIe "
-            "switch with a Gen4 x16 uplink (32 GB/s per direction) to the CPU root complex; "
-            "no NVLink bridges",
-            _SRC_PCIE_LAT,
-        ),
-    )
+        "Model: a generic 8-GPU PCIe Gen4 server; GPUs 0-3 and 4-7 each behind one PCIe switch "
+        "with a Gen4 x16 uplink to one CPU root complex (Intel); no NVLink bridges",
+        gpus_per_pcie_switch=4,
+        nics_per_node=0,
+    ),
+    "pcie5-8gpu": GpuPlatform(
+        "H100 80GB PCIe",
+        _H100_PCIE,
+        _H100_PCIE_SRC,
+        90,
+        0,
+        0.0,
+        False,
+        False,
+        5,
+        "Model: a generic 8-GPU PCIe Gen5 server; GPUs 0-3 and 4-7 each behind one PCIe switch "
+        "with a Gen5 x16 uplink to one CPU root complex (Intel); no NVLink bridges",
+        gpus_per_pcie_switch=4,
+        nics_per_node=0,
+    ),
+    "a100": GpuPlatform(
+        "A100-SXM4-80GB",
+        _A100_SXM,
+        _A100_SRC,
+        80,
+        12,
+        300 * GB,
+        True,
+        False,
+        4,
+        "NVIDIA DGX A100 datasheet: 8x A100 80GB, 6x NVSwitch, 600 GB/s GPU-to-GPU "
+        "bidirectional, 8x single-port ConnectX-6 200 Gb/s HDR InfiniBand for compute, dual "
+        "AMD EPYC 7742 CPUs",
+        nic_gbps=200,
+        cpu_vendor="amd",
+    ),
+    "h100": GpuPlatform(
+        "H100-SXM5-80GB",
+        _H100_SXM,
+        _H100_SRC,
+        90,
+        18,
+        450 * GB,
+        True,
+        True,
+        5,
+        "NVIDIA DGX H100 datasheet: 8x H100 80GB, 4x NVSwitch (NVLink SHARP), 900 GB/s "
+        "GPU-to-GPU bidirectional, 8x ConnectX-7 400 Gb/s NDR InfiniBand for compute, dual "
+        "Intel Xeon Platinum 8480C CPUs",
+        nic_gbps=400,
+    ),
+    "h100-roce": GpuPlatform(
+        "H100-SXM5-80GB",
+        _H100_SXM,
+        _H100_SRC,
+        90,
+        18,
+        450 * GB,
+        True,
+        True,
+        5,
+        "Model: HGX H100 8-GPU nodes (4x NVSwitch, 900 GB/s GPU-to-GPU) with 8x ConnectX-7 "
+        "400 Gb/s Ethernet (RoCE v2) NICs, one per GPU, Intel Xeon CPUs",
+        nic_gbps=400,
+        network="roce",
+    ),
+    "h200": GpuPlatform(
+        "H200-SXM-141GB",
+        _H200,
+        _H200_SRC,
+        90,
+        18,
+        450 * GB,
+        True,
+        True,
+        5,
+        "NVIDIA DGX H200 datasheet: 8x H200 141GB, 4x NVSwitch, 900 GB/s GPU-to-GPU "
+        "bidirectional, 8x ConnectX-7 400 Gb/s InfiniBand/Ethernet for compute, dual Intel "
+        "Xeon Platinum 8480C CPUs",
+        nic_gbps=400,
+    ),
+    "b200": GpuPlatform(
+        "B200-180GB",
+        _B200,
+        _B200_SRC,
+        100,
+        18,
+        900 * GB,
+        True,
+        True,
+        5,
+        "NVIDIA DGX B200 datasheet: 8x B200, 2x NVSwitch (fifth-generation NVLink), 14.4 TB/s "
+        "aggregate NVLink bandwidth, 8x ConnectX-7 400 Gb/s InfiniBand/Ethernet for compute "
+        "(4x OSFP ports), dual Intel Xeon Platinum 8570 CPUs",
+        nic_gbps=400,
+    ),
+    "gb200": GpuPlatform(
+        "GB200-NVL72",
+        _GB200,
+        _GB200_SRC,
+        100,
+        18,
+        900 * GB,
+        True,
+        True,
+        5,
+        "NVIDIA GB200 NVL72 specifications: 72 Blackwell GPUs and 36 Grace CPUs in one NVLink "
+        "domain (NVLink Switch trays); ConnectX-7 400 Gb/s per GPU for the scale-out network. "
+        "Model: one rack is one NCCL node (multi-node NVLink makes the rack one NVLink domain); "
+        "the GPU<->NIC link is PCIe Gen5 x16",
+        gpus_per_node=72,
+        nics_per_node=72,
+        nic_gbps=400,
+        cpu_vendor="arm",
+    ),
+}
 
 
-def dgx_a100() -> Topology:
-    """NVIDIA DGX A100: 8x A100 SXM4 80GB on six NVSwitches (NVLink 3)."""
-    return builders.switch(
-        8,
-        NVLINK3_PER_DIRECTION,
-        NVLINK_LINK_LATENCY,
-        device=A100_SXM,
-        name="dgx-a100",
-        kind="nvlink",
-        switch_name="node0/nvswitch",
-        sources=(
-            "NVIDIA DGX A100 datasheet: 8x NVIDIA A100 80GB Tensor Core GPUs, 6x NVSwitch, "
-            "600 GB/s GPU-to-GPU bidirectional bandwidth",
-            _SRC_A100,
-            _SRC_SWITCH_MODEL,
-            _SRC_NVLINK_LAT,
-        ),
-        device_prefix="node0/gpu",
-    )
+def _node_sources(platform: GpuPlatform) -> tuple[str, ...]:
+    return (platform.node_source, platform.device_source, _SRC_SWITCH_MODEL, _SRC_LATENCY)
 
 
-def dgx_h100() -> Topology:
-    """NVIDIA DGX H100: 8x H100 SXM5 80GB on four NVSwitches (NVLink 4)."""
-    return builders.switch(
-        8,
-        NVLINK4_PER_DIRECTION,
-        NVLINK_LINK_LATENCY,
-        device=H100_SXM,
-        name="dgx-h100",
-        kind="nvlink",
-        switch_name="node0/nvswitch",
-        sources=(
-            "NVIDIA DGX H100 datasheet: 8x NVIDIA H100 Tensor Core GPUs (80GB), 4x "
-            "NVSwitch, 900 GB/s GPU-to-GPU bidirectional bandwidth (18 NVLink 4 links)",
-            _SRC_H100,
-            _SRC_SWITCH_MODEL,
-            _SRC_NVLINK_LAT,
-        ),
-        device_prefix="node0/gpu",
-    )
+def gpu_box(key: str, name: str) -> Topology:
+    """One node of platform ``key``: NVSwitch star, or the PCIe tree of a PCIe-only box."""
+    platform = PLATFORMS[key]
+    if not platform.nvswitch:
+        topology = builders.pcie_tree(
+            platform.gpus_per_node,
+            platform.gpus_per_pcie_switch,
+            PCIE_PER_DIRECTION[platform.pcie_gen],
+            PCIE_LINK_LATENCY,
+            device=platform.device,
+            name=name,
+            sources=(platform.node_source, platform.device_source, _SRC_LATENCY),
+        )
+    else:
+        topology = builders.switch(
+            platform.gpus_per_node,
+            platform.nvlink_per_direction,
+            NVLINK_LINK_LATENCY,
+            device=platform.device,
+            name=name,
+            kind="nvlink",
+            switch_name="node0/nvswitch",
+            sources=_node_sources(platform),
+            device_prefix="node0/gpu",
+        )
+    return dataclasses.replace(topology, system=platform.system(1))
 
 
-def a100_cluster(nodes: int = 2, nics_per_node: int = 8) -> Topology:
-    """``nodes`` DGX A100 nodes over HDR InfiniBand (ConnectX-6, 200 Gb/s per NIC)."""
-    return builders.multi_node(
+def gpu_cluster(key: str, nodes: int, nics_per_node: int | None, name: str) -> Topology:
+    """``nodes`` nodes of platform ``key`` over its network (one NIC link per GPU group)."""
+    platform = PLATFORMS[key]
+    nics = platform.nics_per_node if nics_per_node is None else nics_per_node
+    topology = builders.multi_node(
         nodes,
-        8,
-        nvlink_bandwidth=NVLINK3_PER_DIRECTION,
+        platform.gpus_per_node,
+        nvlink_bandwidth=platform.nvlink_per_direction,
         nvlink_latency=NVLINK_LINK_LATENCY,
-        nics_per_node=nics_per_node,
-        nic_bandwidth=HDR_200G,
-        nic_latency=IB_LINK_LATENCY,
-        pcie_bandwidth=PCIE4_X16_PER_DIRECTION,
+        nics_per_node=nics,
+        nic_bandwidth=platform.nic_gbps * 1e9 / 8,
+        nic_latency=NIC_LINK_LATENCY,
+        pcie_bandwidth=PCIE_PER_DIRECTION[platform.pcie_gen],
         pcie_latency=PCIE_LINK_LATENCY,
-        device=A100_SXM,
-        name=f"a100-cluster:{nodes}:{nics_per_node}",
+        device=platform.device,
+        name=name,
+        network=platform.network,
         sources=(
-            "NVIDIA DGX A100 datasheet: 8x A100 80GB, 6x NVSwitch, 8x single-port Mellanox "
-            "ConnectX-6 VPI 200 Gb/s HDR InfiniBand for compute (25 GB/s per direction each)",
-            _SRC_A100,
-            _SRC_SWITCH_MODEL,
-            "GPU<->NIC over PCIe Gen4 x16 (32 GB/s per direction)",
-            _SRC_IB_FABRIC,
-            _SRC_NVLINK_LAT,
-            _SRC_NET_LAT,
+            *_node_sources(platform),
+            f"GPU<->NIC over PCIe Gen{platform.pcie_gen} x16; NIC line rate "
+            f"{platform.nic_gbps:g} Gb/s ({platform.nic_gbps / 8:g} GB/s per direction)",
+            _SRC_FABRIC,
         ),
     )
-
-
-def h100_cluster(nodes: int = 2, nics_per_node: int = 8) -> Topology:
-    """``nodes`` DGX H100 nodes over NDR InfiniBand (ConnectX-7, 400 Gb/s per NIC)."""
-    return builders.multi_node(
-        nodes,
-        8,
-        nvlink_bandwidth=NVLINK4_PER_DIRECTION,
-        nvlink_latency=NVLINK_LINK_LATENCY,
-        nics_per_node=nics_per_node,
-        nic_bandwidth=NDR_400G,
-        nic_latency=IB_LINK_LATENCY,
-        pcie_bandwidth=PCIE5_X16_PER_DIRECTION,
-        pcie_latency=PCIE_LINK_LATENCY,
-        device=H100_SXM,
-        name=f"h100-cluster:{nodes}:{nics_per_node}",
-        sources=(
-            "NVIDIA DGX H100 datasheet: 8x H100 80GB, 4x NVSwitch, 8x single-port ConnectX-7 "
-            "VPI, 400 Gb/s NDR InfiniBand for compute (50 GB/s per direction each)",
-            _SRC_H100,
-            _SRC_SWITCH_MODEL,
-            "GPU<->NIC over PCIe Gen5 x16 (64 GB/s per direction)",
-            _SRC_IB_FABRIC,
-            _SRC_NVLINK_LAT,
-            _SRC_NET_LAT,
-        ),
-    )
+    return dataclasses.replace(topology, system=platform.system(nodes, nics))

@@ -11,7 +11,23 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-__all__ = ["Device", "Switch", "Link", "Topology"]
+from simdist.topology.system import GpuSystem
+
+__all__ = ["Device", "Switch", "Link", "Topology", "MAX_DEVICES", "check_device_count"]
+
+# The default size cap of presets and files: building is linear in devices and links, pricing
+# more than linear. Lift it with ``max_devices=None`` (the CLI: ``--no-size-limit``).
+MAX_DEVICES = 8192
+
+
+def check_device_count(what: str, devices: int, max_devices: int | None) -> None:
+    """Raise ValueError when ``devices`` exceeds ``max_devices`` (None: no cap)."""
+    if max_devices is not None and devices > max_devices:
+        raise ValueError(
+            f"{what} has {devices} devices, more than the limit of {max_devices}; building "
+            "and pricing it would take very long. Pass max_devices=None (the CLI: "
+            "--no-size-limit) to build it anyway"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +71,7 @@ class Topology:
     links: tuple[Link, ...]
     torus_dims: tuple[int, ...] = ()  # e.g. (4, 4, 4) for a 3D torus; () if not a torus
     sources: tuple[str, ...] = ()  # where each hardware constant comes from (citations)
+    system: GpuSystem | None = None  # what NCCL's tuning model reads (GPU presets), else None
 
     @property
     def num_devices(self) -> int:

@@ -79,7 +79,8 @@ def _replicas(example) -> int:
 @pytest.mark.parametrize("broken", sorted(BROKEN))
 def test_every_broken_adapter_fails_the_property_meant_to_catch_it(broken):
     adapter = load_adapter(f"broken.{broken}", 4)
-    outcome = run_property(CATALOGUE[CATCHES[broken]], adapter, max_examples=60)
+    # 100: the derandomized example stream moves with unrelated code; 60 missed a ragged gather
+    outcome = run_property(CATALOGUE[CATCHES[broken]], adapter, max_examples=100)
     assert outcome.status == FAIL
     text = outcome.counterexample_text
     assert outcome.counterexample is not None and len(text) < 300, text

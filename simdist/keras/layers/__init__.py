@@ -14,3 +14,6 @@ from simdist.keras.layers.pooling import MaxPool2D as MaxPool2D
 from simdist.keras.layers.pooling import MaxPooling2D as MaxPooling2D
 
 Convolution2D = Conv2D
+
+# registers the built-in layers' compute descriptions (simdist.core.compute_description)
+from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401
