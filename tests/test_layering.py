@@ -17,8 +17,6 @@ KNOWN_VIOLATIONS = {
     ("simdist.checkpoint.restore", "simdist.keras.engine.base_layer"): "item 1",
     ("simdist.checkpoint.restore", "simdist.keras.engine.tracking"): "item 1",
     ("simdist.checkpoint.restore", "simdist.keras.optimizers.optimizer"): "item 1",
-    # item 5: the MPI environment readers move below backends
-    ("simdist.backends.worker_context", "simdist.distribute.cluster_resolver.mpi"): "item 5",
 }
 
 
