@@ -129,13 +129,13 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
                 "refusing to replace it. Choose another path or remove it yourself."
             )
     weights = model.weights
-    from simdist.checkpoint.checkpoint import saved_value
+    from simdist.core.trackable import VARIABLE_VALUE, tensors_of
 
     values: dict[str, np.ndarray] = {}
     entries = []
     for variable in weights:
         key = variable.name if variable.name not in values else f"{variable.name}#{len(values)}"
-        values[key] = saved_value(variable)
+        values[key] = tensors_of(variable)[VARIABLE_VALUE]
         entries.append(
             {
                 "key": key,
