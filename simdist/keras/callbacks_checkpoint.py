@@ -1,10 +1,14 @@
 """``ModelCheckpoint`` and ``BackupAndRestore``: callbacks that write ``tf.train.Checkpoint``s.
 
-``ModelCheckpoint(filepath)`` writes ``<filepath>.index`` + ``<filepath>.npz`` (simdist's
-checkpoint files) with ``filepath`` formatted by ``epoch`` (1-based) and the epoch's logs,
-e.g. ``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``. It saves the model's variables, and the
-optimizer's too unless ``save_weights_only``; restore with
-``tf.train.Checkpoint(model=model).restore(path)`` (add ``optimizer=`` for a full save).
+``ModelCheckpoint(filepath)`` formats ``filepath`` by ``epoch`` (1-based) and the epoch's logs
+(``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``). A name that says a file or a directory is
+saved as Keras users expect (``simdist.keras.saving``): ``"ckpt_{epoch:04d}.weights.h5"`` is
+one file per save (``save_weights``: a later ``glob`` finds it and ``load_weights`` reads
+it), ``"m_{epoch}.keras"`` one file with the whole model (``model.save``), an existing
+directory (or a name ending in ``/``) is saved into. Any other name is a checkpoint prefix:
+``<filepath>.index`` + its data file, the model's variables and the optimizer's too unless
+``save_weights_only``; restore with ``tf.train.Checkpoint(model=model).restore(path)`` (add
+``optimizer=`` for a full save).
 
 ``BackupAndRestore(backup_dir)`` makes ``fit`` resumable. It keeps, in ``backup_dir/chief``:
 
@@ -37,6 +41,7 @@ import numpy as np
 from simdist.checkpoint.checkpoint import Checkpoint
 from simdist.checkpoint.manager import CheckpointManager
 from simdist.distribute import multi_worker_util
+from simdist.keras import saving
 from simdist.keras.engine.callback_base import Callback
 
 __all__ = ["ModelCheckpoint", "BackupAndRestore"]
@@ -139,10 +144,11 @@ class ModelCheckpoint(Callback):
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         strategy = self.model.distribute_strategy
         path = multi_worker_util.write_filepath(path, strategy)  # non-chief: a temp copy
-        directory = os.path.dirname(path)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
-        self._checkpoint().write(path)
+        if not saving.save_for_callback(self.model, path, self.save_weights_only):
+            directory = os.path.dirname(path)
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+            self._checkpoint().write(path)
         multi_worker_util.remove_temp_dir(path, strategy)
 
 
