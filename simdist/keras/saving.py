@@ -168,7 +168,7 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
             constraint (which the format does not store).
         ValueError: the model is not built, or ``save_format`` is unknown.
         FileExistsError: ``filepath`` exists and ``overwrite`` is False, or it is a
-            directory that is not a saved model (never deleted).
+            non-empty directory that is not a saved model (never deleted).
     """
     path = os.fspath(filepath).rstrip("/\\") or os.fspath(filepath)
     if save_format not in (None, "tf", "simdist", "keras", "h5"):
@@ -181,7 +181,8 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
     if os.path.lexists(path):
         if not overwrite:
             raise FileExistsError(f"'{path}' exists; pass overwrite=True to replace it.")
-        if os.path.isdir(path) and not os.path.isfile(os.path.join(path, container.MANIFEST)):
+        foreign = os.path.isdir(path) and os.listdir(path)  # an empty directory is saved into
+        if foreign and not os.path.isfile(os.path.join(path, container.MANIFEST)):
             raise FileExistsError(
                 f"'{path}' exists and is not a simdist saved model (no {container.MANIFEST}); "
                 "refusing to replace it. Choose another path or remove it yourself."
