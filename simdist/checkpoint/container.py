@@ -81,9 +81,7 @@ def leftovers(path: str) -> list[str]:
     parent, base = os.path.split(os.path.abspath(path))
     patterns = _leftover_patterns(base)
     return sorted(
-        os.path.join(parent, n)
-        for n in os.listdir(parent)
-        if any(p.fullmatch(n) for p in patterns)
+        os.path.join(parent, n) for n in os.listdir(parent) if any(p.fullmatch(n) for p in patterns)
     )
 
 

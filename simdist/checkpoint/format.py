@@ -243,7 +243,7 @@ def read_index(prefix: str) -> dict:
     Raises:
         NotFoundError: no index at ``prefix``.
         DataLossError: the index is damaged (its SHA-256) or breaks the schema.
-        UnimplementedError: written by a newer (or the unverified first) format version.
+        UnimplementedError: written in another format version (newer, or the unchecksummed 1).
     """
     path = prefix + INDEX_SUFFIX
     try:
@@ -259,7 +259,8 @@ def read_index(prefix: str) -> dict:
             + (
                 "Upgrade simdist to read it."
                 if version > FORMAT_VERSION
-                else "Version 1 had no integrity manifest: write it again with this simdist."
+                else "Older versions had no integrity manifest and are not read; save the "
+                "training state again with this simdist."
             )
         )
     index = integrity.read_checked_document(raw, path, _ADVICE)

@@ -7,8 +7,9 @@ deletes the oldest beyond ``max_to_keep`` (its ``.index`` first, so a half-delet
 checkpoint is never found), and the leftovers of killed saves of this manager's numbered
 checkpoints that no state file lists. ``step_counter`` with ``checkpoint_interval`` only
 decides whether a ``save()`` writes: not when the step has not advanced by the interval since
-the last save, and never twice at one step (even with ``check_interval=False``), as TF. A manager created on a directory that already has checkpoints
-takes them over: they count towards ``max_to_keep`` and ``latest_checkpoint`` is the newest.
+the last save, and never twice at one step (even with ``check_interval=False``), as TF.
+A manager created on a directory that already has checkpoints takes them over: they count
+towards ``max_to_keep`` and ``latest_checkpoint`` is the newest.
 
 ``keep_checkpoint_every_n_hours`` is not supported: it makes which checkpoints survive
 depend on wall time, and simdist keeps results independent of time.

@@ -157,9 +157,7 @@ class Restoration:
 
     def _on_slots_changed(self, saved: int, optimizer) -> bool:
         self._restore_existing_slots()
-        done = all(
-            entry["node"] in self.matched for entry in self.nodes[saved].get("slots", [])
-        )
+        done = all(entry["node"] in self.matched for entry in self.nodes[saved].get("slots", []))
         if done:
             self._listening.discard((saved, id(optimizer)))
         return done

@@ -139,9 +139,9 @@ class Position:
         bad = _unsaveable(self._roots)
         if bad:
             raise errors.FailedPreconditionError(
-                f"Cannot checkpoint this iterator: its input pipeline uses {', '.join(bad)} (a Python "
-                "generator keeps state simdist cannot save; TF refuses it too: 'PyFunc is "
-                "stateful'). Build the input from tensors, range, files or map instead, or "
+                f"Cannot checkpoint this iterator: its input pipeline uses {', '.join(bad)} "
+                "(a Python generator keeps state simdist cannot save; TF refuses it too: "
+                "'PyFunc is stateful'). Build the input from tensors, range, files or map instead, or "
                 "leave the iterator out of the checkpoint."
             )
         document = {

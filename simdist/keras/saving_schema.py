@@ -53,8 +53,10 @@ def _check_weights(weights, where: str) -> None:
 
 def _same_kind(value, default) -> bool:
     if default is None:
-        return value is None or isinstance(value, (int, float, str, dict)) and not isinstance(
-            value, bool
+        return (
+            value is None
+            or isinstance(value, (int, float, str, dict))
+            and not isinstance(value, bool)
         )
     if isinstance(default, bool):
         return isinstance(value, bool)

@@ -82,7 +82,10 @@ PROGRAM = textwrap.dedent(
 def _run(which):
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3")
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM, which], capture_output=True, text=True, env=env,
+        [sys.executable, "-c", PROGRAM, which],
+        capture_output=True,
+        text=True,
+        env=env,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]

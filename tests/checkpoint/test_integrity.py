@@ -83,13 +83,11 @@ def test_every_byte_of_a_saved_model_is_verified(tmp_path, name):
     model = _small_model()
     path = str(tmp_path / name)
     model.save(path)
-    files = [path] if os.path.isfile(path) else sorted(
-        os.path.join(path, f) for f in os.listdir(path)
+    files = (
+        [path] if os.path.isfile(path) else sorted(os.path.join(path, f) for f in os.listdir(path))
     )
     rng = np.random.default_rng(15)
-    tried = sum(
-        _sweep(f, lambda: tf.keras.models.load_model(path), rng, step=3) for f in files
-    )
+    tried = sum(_sweep(f, lambda: tf.keras.models.load_model(path), rng, step=3) for f in files)
     assert tried > 1000
 
 
@@ -145,7 +143,11 @@ def test_a_self_checksummed_document_is_still_json(tmp_path):
 def test_leftovers_of_killed_saves_are_removed_by_the_next_save(tmp_path):
     v = tf.Variable([1.0])
     prefix = train.Checkpoint(v=v).write(str(tmp_path / "ck"))
-    stale = [".ck.index.abc123.tmp", "ck.data-0123456789abcdef.npz", ".ck.data-00112233445566aa.npz.x_9.tmp"]
+    stale = [
+        ".ck.index.abc123.tmp",
+        "ck.data-0123456789abcdef.npz",
+        ".ck.data-00112233445566aa.npz.x_9.tmp",
+    ]
     for name in stale:
         (tmp_path / name).write_bytes(b"partial")
     (tmp_path / "other.data-0123456789abcdef.npz").write_bytes(b"not ours")
