@@ -141,8 +141,8 @@ class Position:
             raise errors.FailedPreconditionError(
                 f"Cannot checkpoint this iterator: its input pipeline uses {', '.join(bad)} "
                 "(a Python generator keeps state simdist cannot save; TF refuses it too: "
-                "'PyFunc is stateful'). Build the input from tensors, range, files or map instead, or "
-                "leave the iterator out of the checkpoint."
+                "'PyFunc is stateful'). Build the input from tensors, range, files or map "
+                "instead, or leave the iterator out of the checkpoint."
             )
         document = {
             "format": _FORMAT,
