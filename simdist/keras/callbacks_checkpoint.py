@@ -14,7 +14,8 @@ directory (or a name ending in ``/``) is saved into. Any other name is a checkpo
 
 * ``ckpt-N.index``/``ckpt-N.npz``: the model and optimizer (weights, slots, ``iterations``),
   the two newest kept (``tf.train.CheckpointManager``);
-* ``training_state.json``, replaced atomically after the checkpoint is complete: the
+* ``training_state.json`` (self-checksummed JSON, ``simdist.checkpoint.integrity``), replaced
+  atomically after the checkpoint is complete: the
   checkpoint it belongs to, the position ``epoch``/``step`` (the next step to run), the
   running loss sum/count of the interrupted epoch, each metric variable's per-replica
   values, the shuffle seed, and the random counters of the host and of every replica (so
@@ -38,6 +39,7 @@ import shutil
 
 import numpy as np
 
+from simdist.checkpoint import integrity
 from simdist.checkpoint.checkpoint import Checkpoint
 from simdist.checkpoint.manager import CheckpointManager
 from simdist.distribute import multi_worker_util
@@ -187,8 +189,8 @@ class BackupAndRestore(Callback):
         self._batches = 0
         if not os.path.exists(self._state_path()):
             return
-        with open(self._state_path(), encoding="utf-8") as f:
-            saved = json.load(f)
+        with open(self._state_path(), "rb") as f:  # checksummed: damage is DataLossError
+            saved = integrity.read_checked_document(f.read(), self._state_path())
         checkpoint.restore(os.path.join(self._dir, saved["checkpoint"]))
         data = getattr(model, "_fit_data", None)
         if data is not None and data.seed != saved["seed"]:
@@ -228,10 +230,7 @@ class BackupAndRestore(Callback):
             "random": model.distribute_strategy._random_state(),
         }
         target = os.path.join(self._write_dir, self._STATE)
-        tmp = target + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(state, f)
-        os.replace(tmp, target)
+        integrity.atomic_write_bytes(target, integrity.checked_document(json.dumps(state)))
 
     def on_train_end(self, logs=None):
         if self._write_dir != self._dir:  # a non-chief worker's copy: never read back
