@@ -26,6 +26,7 @@ checkpoint format stays arrays only.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 from collections.abc import Callable
@@ -38,7 +39,8 @@ __all__ = ["EpochCounter", "Position", "ITERATOR_STATE"]
 
 ITERATOR_STATE = "ITERATOR_STATE"
 _FORMAT = "simdist-iterator"
-_active = threading.local()  # .position: the Position pulling in this thread, or None
+_active: contextvars.ContextVar = contextvars.ContextVar("simdist_position", default=None)
+# the Position pulling in this thread (context), or None
 
 
 class EpochCounter:
@@ -55,7 +57,7 @@ class EpochCounter:
             return epoch
 
     def __next__(self) -> int:
-        position = getattr(_active, "position", None)
+        position = _active.get()
         if position is None:
             return self._take()
         return position._draw(self)
@@ -121,13 +123,12 @@ class Position:
 
     def pull(self, fn: Callable):
         """``fn()`` with this position recording; counted even when it raises StopIteration."""
-        previous = getattr(_active, "position", None)
-        _active.position = self
+        token = _active.set(self)
         try:
             self.pulls += 1
             return fn()
         finally:
-            _active.position = previous
+            _active.reset(token)
 
     # --- the saved state ------------------------------------------------------------------
     def state(self) -> np.ndarray:

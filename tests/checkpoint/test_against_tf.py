@@ -1,9 +1,11 @@
 """The same checkpoint programs on simdist and on real TensorFlow 2.21, results compared.
 
-Skipped where TensorFlow is not installed. TF runs in a subprocess (its import is slow and
-it must not share the process with simdist's tests).
+Skipped where TensorFlow is not installed. TF runs in a subprocess (it must not share the
+process with simdist's tests); simdist runs the same program here.
 """
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -92,9 +94,17 @@ def _run(which):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _run_here(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["program", "simdist"])
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(PROGRAM, "<checkpoint program>", "exec"), {"__name__": "__main__"})
+    return json.loads(printed.getvalue().strip().splitlines()[-1])
+
+
 @pytest.mark.slow
-def test_checkpoint_programs_agree_with_tensorflow():
-    ours, theirs = _run("simdist"), _run("tf")
+def test_checkpoint_programs_agree_with_tensorflow(monkeypatch):
+    ours, theirs = _run_here(monkeypatch), _run("tf")
     assert ours == theirs
     assert ours["restored"] == ours["continued"] == [[6, 7, 8], [9]]
     assert ours["shuffle_resumes"] is True
