@@ -9,9 +9,11 @@ gets wrong instead of loading a different model:
   ``weights`` and optionally ``training_config`` (a renamed ``training_config`` is an
   unknown field, never a silently uncompiled model);
 * ``weights`` is a list of ``{"key", "name", "dtype", "shape"}``;
-* ``training_config`` is ``{"optimizer": {"class_name", "config"}, "loss"}``; the optimizer's
-  ``config`` has exactly the fields that optimizer's ``get_config()`` has, each of the type
-  of its default (a number stays a number, a flag a flag).
+* ``training_config`` has ``optimizer`` (``{"class_name", "config"}``, Keras 2's ``module``
+  and ``registered_name`` allowed) and ``loss``, and may have ``metrics``, ``loss_weights``,
+  ``weighted_metrics``; the optimizer's ``config`` has exactly the fields that optimizer's
+  ``get_config()`` has, each of the type of its default (a number stays a number, a flag a
+  flag).
 """
 
 from __future__ import annotations
@@ -65,16 +67,26 @@ def _same_kind(value, default) -> bool:
     return isinstance(value, type(default))
 
 
+_TRAINING_FIELDS = {"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics"}
+_OPTIMIZER_FIELDS = {"class_name", "config", "module", "registered_name"}
+
+
 def _check_training_config(config, where: str, optimizer_defaults) -> None:
-    if not isinstance(config, dict) or set(config) != {"optimizer", "loss"}:
-        raise _fail(where, "'training_config' is not {optimizer, loss}")
+    if not isinstance(config, dict) or not {"optimizer", "loss"} <= set(config):
+        raise _fail(where, "'training_config' lacks 'optimizer' or 'loss'")
+    unknown = sorted(set(config) - _TRAINING_FIELDS)
+    if unknown:
+        raise _fail(where, f"training_config has unknown fields {unknown}")
     loss = config["loss"]
-    if loss is not None and not isinstance(loss, (str, dict)):
+    if loss is not None and not isinstance(loss, (str, dict, list)):
         raise _fail(where, "training_config.loss is neither a name, a config nor null")
+    metrics = config.get("metrics", [])
+    if metrics is not None and not isinstance(metrics, (list, dict)):
+        raise _fail(where, "training_config.metrics is not a list")
     optimizer = config["optimizer"]
     if (
         not isinstance(optimizer, dict)
-        or set(optimizer) != {"class_name", "config"}
+        or not {"class_name", "config"} <= set(optimizer) <= _OPTIMIZER_FIELDS
         or not isinstance(optimizer["class_name"], str)
         or not isinstance(optimizer["config"], dict)
     ):
