@@ -44,9 +44,11 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 
 from simdist import errors
 from simdist.checkpoint import integrity
+from simdist.checkpoint.format import exclusive_prefix
 
 __all__ = ["write_members", "read_members", "MANIFEST", "leftovers"]
 
@@ -93,11 +95,20 @@ def write_members(path: str, kind: str, members: dict[str, bytes], directory: bo
         kind: what the container holds (``"keras-model"``, ``"keras-weights"``).
         members: name -> bytes, in the order to list them.
         directory: a directory (True) or one bundle file (False).
+
+    Raises:
+        FailedPreconditionError: another save to ``path`` is running in this process.
     """
     for name in members:
         if not _NAME.fullmatch(name) or name == MANIFEST:
             raise ValueError(f"bad member name {name!r}")
     path = os.path.abspath(path)
+    writer = f"a save of {kind} in thread {threading.current_thread().name!r}"
+    with exclusive_prefix(path, writer):  # a second writer would remove the first's staging
+        _write_members(path, kind, members, directory)
+
+
+def _write_members(path: str, kind: str, members: dict[str, bytes], directory: bool) -> None:
     parent, base = os.path.split(path)
     os.makedirs(parent, exist_ok=True)
     integrity.remove_stale(parent, _leftover_patterns(base), set())
