@@ -141,3 +141,35 @@ def test_a_distributed_iterator_resumes_at_the_next_step(tmp_path, from_function
     plain = iter(tf.data.Dataset.range(40).shuffle(40, seed=2).batch(4))
     with pytest.raises(ValueError, match="DistributedIterator"):
         train.Checkpoint(it=plain).read(path)
+
+
+def test_a_multi_host_tpu_iterator_resumes_with_its_host_order(tmp_path, monkeypatch):
+    from simdist import tpu as tpu_lib
+
+    monkeypatch.delenv("SIMDIST_TPU", raising=False)
+    monkeypatch.delenv("TPU_NAME", raising=False)
+    try:
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="v4-32")
+        tf.config.experimental_connect_to_cluster(resolver)
+        tf.tpu.experimental.initialize_tpu_system(resolver)
+        strategy = tf.distribute.TPUStrategy(resolver, simdist_host_order_seed=4)  # 4 hosts
+        dataset = tf.data.Dataset.range(32 * 6).batch(32)
+        dist = strategy.experimental_distribute_dataset(dataset)
+
+        def take(it, n):
+            return [
+                [int(v.numpy()[0]) for v in strategy.experimental_local_results(next(it))]
+                for _ in range(n)
+            ]
+
+        it = iter(dist)
+        take(it, 2)
+        path = train.Checkpoint(it=it).write(str(tmp_path / "tpu"))
+        expected = take(it, 3)  # the host order is permuted per step: steps 2, 3, 4
+        resumed = iter(dist)
+        train.Checkpoint(it=resumed).read(path)
+        assert take(resumed, 3) == expected
+    finally:
+        tpu_lib._state.system = None
+        tpu_lib._state.connected.clear()
+        tf.config.set_virtual_devices(tpus=0)
