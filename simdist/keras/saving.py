@@ -116,7 +116,7 @@ def _checkpoint_members(root_kwargs: dict, name: str) -> dict[str, bytes]:
 
 
 def _model_members(model) -> dict[str, bytes]:
-    from simdist import __version__
+    from simdist.version import __version__
 
     values: dict[str, np.ndarray] = {}
     entries = []

@@ -143,10 +143,10 @@ def test_a_distributed_iterator_resumes_at_the_next_step(tmp_path, from_function
         train.Checkpoint(it=plain).read(path)
 
 
-def test_a_multi_host_tpu_iterator_resumes_with_its_host_order(tmp_path, monkeypatch):
-    from simdist import tpu as tpu_lib
+def test_a_multi_host_tpu_iterator_resumes_with_its_host_order(tmp_path, monkeypatch, simdist_env):
+    from simdist.distribute import tpu_system
 
-    monkeypatch.delenv("SIMDIST_TPU", raising=False)
+    simdist_env("SIMDIST_TPU", None)
     monkeypatch.delenv("TPU_NAME", raising=False)
     try:
         resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="v4-32")
@@ -170,6 +170,6 @@ def test_a_multi_host_tpu_iterator_resumes_with_its_host_order(tmp_path, monkeyp
         train.Checkpoint(it=resumed).read(path)
         assert take(resumed, 3) == expected
     finally:
-        tpu_lib._state.system = None
-        tpu_lib._state.connected.clear()
+        tpu_system._state.system = None
+        tpu_system._state.connected.clear()
         tf.config.set_virtual_devices(tpus=0)
