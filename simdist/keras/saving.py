@@ -416,7 +416,7 @@ def save_for_callback(model, path: str, weights_only: bool) -> bool:
     if not (_is_file_form(path) or _weights_prefix(path) is not None):
         return False
     if weights_only:
-        save_weights(model, path)
+        model.save_weights(path, overwrite=True)
     else:
-        save_model(model, path)
+        model.save(path, overwrite=True)
     return True
