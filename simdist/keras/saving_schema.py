@@ -8,6 +8,7 @@ gets wrong instead of loading a different model:
 * the top level has exactly ``format``, ``format_version``, ``simdist_version``, ``model``,
   ``weights`` and optionally ``training_config`` (a renamed ``training_config`` is an
   unknown field, never a silently uncompiled model);
+* ``model`` is ``{"class_name", "config"}`` (a subclassed model's also ``build_input_shape``);
 * ``weights`` is a list of ``{"key", "name", "dtype", "shape"}``;
 * ``training_config`` has ``optimizer`` (``{"class_name", "config"}``, Keras 2's ``module``
   and ``registered_name`` allowed) and ``loss``, and may have ``metrics``, ``loss_weights``,
@@ -141,10 +142,17 @@ def validate_config(document, where: str, optimizer_defaults) -> dict:
     if not isinstance(document["simdist_version"], str):
         raise _fail(where, "'simdist_version' is not a string")
     model = document["model"]
-    if not isinstance(model, dict) or set(model) != {"class_name", "config"}:
-        raise _fail(where, "'model' is not {class_name, config}")
+    if not isinstance(model, dict) or not (
+        {"class_name", "config"} <= set(model) <= {"class_name", "config", "build_input_shape"}
+    ):
+        raise _fail(where, "'model' is not {class_name, config[, build_input_shape]}")
     if not isinstance(model["class_name"], str) or not isinstance(model["config"], dict):
         raise _fail(where, "'model' has a bad class_name or config")
+    shape = model.get("build_input_shape")
+    if shape is not None and not (
+        isinstance(shape, list) and all(d is None or _is_int(d) for d in shape)
+    ):
+        raise _fail(where, "'model.build_input_shape' is not a list of sizes")
     _check_weights(document["weights"], where)
     if "training_config" in document:
         _check_training_config(document["training_config"], where, optimizer_defaults)
