@@ -79,7 +79,8 @@ def _small_model():
 
 
 @pytest.mark.parametrize("name", ["m.keras", "m"])
-def test_every_byte_of_a_saved_model_is_verified(tmp_path, name):
+def test_every_seventh_byte_of_a_saved_model_is_verified(tmp_path, name):
+    # (every byte: scenarios/corruption_sweep.py)
     model = _small_model()
     path = str(tmp_path / name)
     model.save(path)
@@ -87,8 +88,8 @@ def test_every_byte_of_a_saved_model_is_verified(tmp_path, name):
         [path] if os.path.isfile(path) else sorted(os.path.join(path, f) for f in os.listdir(path))
     )
     rng = np.random.default_rng(15)
-    tried = sum(_sweep(f, lambda: tf.keras.models.load_model(path), rng, step=3) for f in files)
-    assert tried > 1000
+    tried = sum(_sweep(f, lambda: tf.keras.models.load_model(path), rng, step=7) for f in files)
+    assert tried > 500
 
 
 def _edit_config(path, edit):
