@@ -11,8 +11,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 KNOWN_VIOLATIONS = {
     # item 2: the name -> model map lives in the CLI, not in cost
     ("simdist.cost.step", "simdist.demo"): "item 2",
-    # item 5: the MPI environment readers move below backends
-    ("simdist.backends.worker_context", "simdist.distribute.cluster_resolver.mpi"): "item 5",
 }
 
 
