@@ -6,18 +6,8 @@ import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-# Imports that run up the graph today and that parallel work removes (issue 14's items); the
-# lead empties this list when that work is merged. No other exception belongs here.
-KNOWN_VIOLATIONS = {
-    # item 1: checkpoint knows a trackable protocol, not Keras
-    ("simdist.checkpoint.checkpoint", "simdist.keras.engine.tracking"): "item 1",
-    ("simdist.checkpoint.graph", "simdist.keras.engine.sequential"): "item 1",
-    ("simdist.checkpoint.graph", "simdist.keras.engine.tracking"): "item 1",
-    ("simdist.checkpoint.graph", "simdist.keras.optimizers.optimizer"): "item 1",
-    ("simdist.checkpoint.restore", "simdist.keras.engine.base_layer"): "item 1",
-    ("simdist.checkpoint.restore", "simdist.keras.engine.tracking"): "item 1",
-    ("simdist.checkpoint.restore", "simdist.keras.optimizers.optimizer"): "item 1",
-}
+# Imports that run up the graph and are allowed anyway. Empty: no exception belongs here.
+KNOWN_VIOLATIONS: dict[tuple[str, str], str] = {}
 
 
 def read_layers() -> tuple[list[list[str]], list[str]]:
@@ -66,8 +56,9 @@ def imports(found) -> list[tuple[str, str, int]]:
                     parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(parts + ([node.module] if node.module else []))
                 # `from pkg import mod` imports the module pkg.mod when there is one
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in found else base
-                           for a in node.names]
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in found else base for a in node.names
+                ]
             else:
                 continue
             edges += [(name, t, node.lineno) for t in targets if t.split(".")[0] == "simdist"]

@@ -1,8 +1,11 @@
 """Object-based checkpoints: ``Checkpoint``, ``CheckpointManager``, ``latest_checkpoint``, files.
 
-Re-exports only; ``format.py`` documents the files, ``graph.py`` the keys, ``restore.py`` the
-matching and deferred restoration, ``checkpoint.py`` the distributed-variable protocol,
-``state.py`` the ``checkpoint`` state file, ``manager.py`` the retention policy.
+Re-exports only; ``format.py`` documents the files, ``integrity.py`` the checksums and atomic
+writes, ``container.py`` the bundles and saved-model directories, ``graph.py`` the keys,
+``restore.py`` the matching and deferred restoration, ``checkpoint.py`` the ``Checkpoint``
+class, ``state.py`` the ``checkpoint`` state file, ``manager.py`` the retention policy.
+Objects take part through the trackable protocol of ``simdist.core.trackable``; this package
+imports nothing from Keras. The user's guide is ``docs/checkpoints.md``.
 """
 
 from simdist.checkpoint.checkpoint import Checkpoint as Checkpoint

@@ -13,12 +13,14 @@
 >>> float(v.numpy())
 1.0
 
-Distributed variables (the protocol strategies implement): when a tracked variable has a
-``_checkpoint_value()`` method, saving stores what it returns (one value per variable: the
-primary copy, or the aggregate of an ON_READ variable); restoring calls
-``variable.assign(array)`` outside any replica context, which for a mirrored variable writes
-every copy. Plain variables are saved with ``numpy()``. So a checkpoint written under a
-strategy restores without one, and the other way round.
+Everything is saved through the trackable protocol (``simdist.core.trackable``): a variable
+saves ``VARIABLE_VALUE`` (a distributed variable one value: the primary copy, or the
+aggregate of an ON_READ variable; restoring assigns it outside any replica context, which
+writes every copy), so a checkpoint written under a strategy restores without one and the
+other way round; a dataset iterator saves ``ITERATOR_STATE`` (its input position). Lists and
+dicts assigned to a ``Checkpoint`` become tracked containers (``ListWrapper``,
+``DictWrapper``): a variable appended after ``restore()`` takes its saved value then, as in
+TF.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ import threading
 import numpy as np
 
 from simdist.checkpoint.format import exclusive_prefix, read_index, read_values, write_files
-from simdist.checkpoint.graph import children_of, is_trackable, value_key, walk
+from simdist.checkpoint.graph import value_key, walk
 from simdist.checkpoint.restore import CheckpointLoadStatus, InitializationOnlyStatus, Restoration
 from simdist.checkpoint.state import update_checkpoint_state
-from simdist.core import dtypes
+from simdist.core import dtypes, trackable
+from simdist.core.trackable import children_of, is_trackable, tensors_of
+from simdist.core.trackable_data_structures import wrap
 from simdist.core.variables import Variable, VariableAggregation
 from simdist.distribute.multi_worker_util import check_distinct_paths
-from simdist.keras.engine.tracking import is_variable
 
 __all__ = ["Checkpoint", "CheckpointOptions"]
 
@@ -54,13 +57,6 @@ class CheckpointOptions:
         self.enable_async = bool(enable_async or experimental_enable_async_checkpoint)
 
 
-def saved_value(variable) -> np.ndarray:
-    """The one array saved for ``variable`` (``_checkpoint_value()`` when it has one)."""
-    hook = getattr(variable, "_checkpoint_value", None)
-    raw = hook() if callable(hook) else variable.numpy()
-    return np.array(raw, dtype=variable.dtype.as_numpy_dtype)
-
-
 def serialize(root) -> tuple[dict[str, np.ndarray], list[dict]]:
     """The values and the object-graph node list of everything under ``root``."""
     graph = walk(root)
@@ -70,10 +66,13 @@ def serialize(root) -> tuple[dict[str, np.ndarray], list[dict]]:
         entry: dict = {}
         if graph.children[node]:
             entry["children"] = dict(graph.children[node])
-        if is_variable(obj):
-            key = value_key(graph.paths[node])
-            entry["key"] = key
-            values[key] = saved_value(obj)
+        tensors = tensors_of(obj)
+        if tensors:
+            entry["tensors"] = {}
+            for name, array in tensors.items():
+                key = value_key(graph.paths[node], name)
+                entry["tensors"][name] = key
+                values[key] = np.asarray(array)
         if graph.slots.get(node):
             entry["slots"] = [
                 {"variable": var, "name": name, "node": slot}
@@ -83,7 +82,7 @@ def serialize(root) -> tuple[dict[str, np.ndarray], list[dict]]:
     return values, nodes
 
 
-class Checkpoint:
+class Checkpoint(trackable.Trackable):
     """Groups trackable objects for saving and restoring (``tf.train.Checkpoint``).
 
     Args:
@@ -110,9 +109,9 @@ class Checkpoint:
     def _not_trackable(name: str, value) -> str:
         return (
             f"`Checkpoint` was given {name}={value!r} of type {type(value).__name__}, which it "
-            "cannot track. Pass variables, Keras models/layers, optimizers, other Checkpoints "
-            "or objects with a `_checkpoint_children()` method (wrap a plain value in "
-            "tf.Variable to save it)."
+            "cannot track. Pass variables, Keras models/layers, optimizers, dataset "
+            "iterators, other Checkpoints or objects with a `_trackable_children()` method "
+            "(wrap a plain value in tf.Variable to save it)."
         )
 
     def __setattr__(self, name: str, value) -> None:
@@ -123,10 +122,12 @@ class Checkpoint:
             raise AttributeError("`save_counter` is managed by the Checkpoint; it cannot be set.")
         if not is_trackable(value):
             raise ValueError(self._not_trackable(name, value))
+        value = wrap(value)  # a list or dict that reports appends (restore-on-append)
         self._children[name] = value
         object.__setattr__(self, name, value)
+        trackable.children_changed(self)  # a pending restore may be waiting for it
 
-    def _checkpoint_children(self) -> dict:
+    def _trackable_children(self) -> dict:
         out = dict(children_of(self._root)) if self._root is not None else {}
         out.update(self._children)
         if self._save_counter is not None:

@@ -1,37 +1,43 @@
-"""The on-disk checkpoint format: an ``.npz`` of values plus a JSON index, written atomically.
+"""The on-disk checkpoint format: a checksummed JSON index and an ``.npz`` of values.
 
 A checkpoint with prefix ``P`` (``/dir/ckpt-3``) is two files:
 
-``P.npz``
+``P.data-<h>.npz``
     A NumPy zip archive as ``np.savez`` writes it (uncompressed), one member per saved
-    value, named ``v0``, ``v1``... Only plain numeric/bool arrays: it is read back with
-    ``allow_pickle=False``, so a checkpoint never runs code when loaded.
+    value, named ``v0``, ``v1``...; ``<h>`` is the first 16 hex digits of its SHA-256. Only
+    plain numeric/bool arrays: it is read back with ``allow_pickle=False``, so a checkpoint
+    never runs code when loaded.
 ``P.index``
-    UTF-8 JSON::
+    The checkpoint's manifest and commit record: a self-checksummed JSON document
+    (``integrity.py``)::
 
-        {"format": "simdist-checkpoint", "format_version": 1, "simdist_version": "0.1.0",
-         "data_file": "ckpt-3.npz", "data_bytes": 1234, "data_sha256": "<hex>",
+        {"format": "simdist-checkpoint", "format_version": 2, "simdist_version": "0.1.0",
+         "files": [{"name": "ckpt-3.data-1f0c...npz", "bytes": 1234, "sha256": "<hex>"}],
          "values": {"<key>": {"array": "v0", "dtype": "float32", "shape": [3, 3, 1, 32]}},
-         "object_graph": [{"children": {"model": 1, ...}}, {"children": {...}},
-                          {"key": "<key>"},
+         "object_graph": [{"children": {"model": 1, ...}},
+                          {"tensors": {"VARIABLE_VALUE": "<key>"}},
                           {"children": {...}, "slots": [{"variable": 5, "name": "m",
-                                                          "node": 9}]}]}
+                                                          "node": 9}]}],
+         "sha256": "<hex of this file's bytes before the digest>"}
 
-    ``values`` maps each key (a path in the object graph, see ``graph.py``) to its array;
-    ``object_graph`` lists the nodes (node 0 is the root): an object node names its
-    children by node id; a variable node has the ``key`` of its value; an optimizer node
-    lists its slot variables by the node of the variable they belong to.
+    ``files`` lists every data file with its size and SHA-256; ``values`` maps each key (a
+    path in the object graph, see ``graph.py``) to its array; ``object_graph`` lists the
+    nodes (node 0 is the root): an object node names its children by node id; a node with
+    saved state names the key of each of its tensors; an optimizer node lists its slot
+    variables by the node of the variable they belong to.
 
-Atomicity: each file is written to a temporary file in the same directory, flushed and
-fsynced, then renamed over the final name with ``os.replace`` (atomic on POSIX and Windows);
-the directory is fsynced after. The index is written last and is the commit record: a
-checkpoint exists when its index exists, and the index carries the size and SHA-256 of its
-data file, so an interrupted or damaged save is detected, never read as numbers. Rewriting
-an existing prefix removes its old index first, so a crash mid-rewrite leaves no checkpoint
-at that prefix rather than a mismatched pair.
+Reading verifies everything before any value is used: the index's own SHA-256, its schema
+(every field, every node, every value entry), every file's size and SHA-256, and that the
+archive holds exactly the arrays the index describes. Any difference is ``DataLossError``
+naming the file; a missing file is ``NotFoundError``.
 
-Errors: a missing index or data file raises ``NotFoundError``; a truncated, corrupted or
-inconsistent file raises ``DataLossError``; both name the path and what to do.
+Atomicity: the data file is written first under its content-derived name, then the index
+replaces the old one with one ``os.replace`` (``integrity.atomic_write_bytes``). The rename
+is the commit: before it the old index still names the old data file, which is still
+there; after it the new one. So a save killed at any moment leaves either the old or the
+new checkpoint at ``P``, never a mixture, and never none when there was one. After the
+commit, data files of ``P`` that the index does not name and temporary files of ``P``
+(leftovers of killed saves) are removed.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ import hashlib
 import io
 import json
 import os
-import tempfile
+import re
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -49,6 +55,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from simdist import errors
+from simdist.checkpoint import integrity
+from simdist.checkpoint.integrity import atomic_write_bytes
 
 __all__ = [
     "FORMAT_NAME",
@@ -59,13 +67,16 @@ __all__ = [
     "checkpoint_exists",
     "exclusive_prefix",
     "atomic_write_bytes",
+    "data_files",
+    "remove_checkpoint",
 ]
 
 FORMAT_NAME = "simdist-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 INDEX_SUFFIX = ".index"
 DATA_SUFFIX = ".npz"
 
+_ADVICE = "restore an earlier checkpoint (or write this one again)"
 _locks_guard = threading.Lock()
 _busy_prefixes: dict[str, str] = {}  # absolute prefix -> description of the writer
 
@@ -95,38 +106,39 @@ def exclusive_prefix(prefix: str, writer: str) -> Iterator[None]:
             del _busy_prefixes[key]
 
 
-def _fsync_directory(directory: str) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory or ".", os.O_RDONLY)
+def _data_pattern(base: str) -> re.Pattern:
+    return re.compile(re.escape(base) + r"\.data-[0-9a-f]{16}\.npz")
+
+
+def data_files(prefix: str) -> list[str]:
+    """The data files of prefix ``prefix`` on disk (current and stale), sorted."""
+    directory, base = os.path.split(prefix)
+    pattern = _data_pattern(base)
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        names = os.listdir(directory or ".")
+    except FileNotFoundError:
+        return []
+    return sorted(os.path.join(directory, n) for n in names if pattern.fullmatch(n))
 
 
-def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` all at once: temp file, fsync, ``os.replace``.
+def remove_checkpoint(prefix: str) -> None:
+    """Delete the checkpoint at ``prefix``: its index first (so it stops existing), then
+    its data files and leftovers."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(prefix + INDEX_SUFFIX)
+    _remove_stale(prefix, keep=set())
 
-    On any failure the temporary file is removed and ``path`` is left as it was.
-    """
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)
+
+def _remove_stale(prefix: str, keep: set[str]) -> None:
+    directory, base = os.path.split(prefix)
+    data = _data_pattern(base)
+    patterns = [data, integrity.temp_pattern(base + INDEX_SUFFIX)]
+    patterns.append(re.compile(r"\." + data.pattern + r"\.[A-Za-z0-9_]+\.tmp"))
+    integrity.remove_stale(directory, patterns, keep)
 
 
 def write_files(prefix: str, values: dict[str, np.ndarray], object_graph: list[dict]) -> None:
-    """Write the checkpoint ``prefix`` (``.npz`` then ``.index``) atomically.
+    """Write the checkpoint ``prefix`` (data file, then the index as the commit record).
 
     Args:
         prefix: the checkpoint prefix; its directory is created when missing.
@@ -153,23 +165,21 @@ def write_files(prefix: str, values: dict[str, np.ndarray], object_graph: list[d
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     data = buffer.getvalue()
+    directory, base = os.path.split(prefix)
+    data_name = f"{base}.data-{hashlib.sha256(data).hexdigest()[:16]}{DATA_SUFFIX}"
     index = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "simdist_version": __version__,
-        "data_file": os.path.basename(prefix) + DATA_SUFFIX,
-        "data_bytes": len(data),
-        "data_sha256": hashlib.sha256(data).hexdigest(),
+        "files": [integrity.file_entry(data_name, data)],
         "values": entries,
         "object_graph": object_graph,
     }
-    directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(prefix + INDEX_SUFFIX)  # the old checkpoint at this prefix stops existing
-    atomic_write_bytes(prefix + DATA_SUFFIX, data)
-    atomic_write_bytes(prefix + INDEX_SUFFIX, _index_text(index).encode("utf-8"))
+    atomic_write_bytes(os.path.join(directory, data_name), data)
+    atomic_write_bytes(prefix + INDEX_SUFFIX, integrity.checked_document(_index_text(index)))
+    _remove_stale(prefix, keep={data_name})
 
 
 def _index_text(index: dict) -> str:
@@ -199,9 +209,9 @@ def _not_found(prefix: str) -> errors.NotFoundError:
             " This is a directory: pass a checkpoint prefix, e.g. "
             "tf.train.latest_checkpoint(directory)."
         )
-    elif os.path.isfile(prefix + DATA_SUFFIX):
+    elif data_files(prefix):
         hint = (
-            f" '{prefix}{DATA_SUFFIX}' exists without its index: the save was interrupted; "
+            f" '{data_files(prefix)[-1]}' exists without its index: the save was interrupted; "
             "restore an earlier checkpoint."
         )
     return errors.NotFoundError(
@@ -218,13 +228,22 @@ def _data_loss(prefix: str, what: str) -> errors.DataLossError:
     )
 
 
+def _peek_version(raw: bytes):
+    """The format version of an index, read leniently (a newer version may check otherwise)."""
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return document.get("format_version") if isinstance(document, dict) else None
+
+
 def read_index(prefix: str) -> dict:
-    """The parsed and checked JSON index of the checkpoint at ``prefix``.
+    """The verified, parsed index of the checkpoint at ``prefix``.
 
     Raises:
         NotFoundError: no index at ``prefix``.
-        DataLossError: the index is not valid JSON of this format.
-        UnimplementedError: written by a newer format version.
+        DataLossError: the index is damaged (its SHA-256) or breaks the schema.
+        UnimplementedError: written in another format version (newer, or the unchecksummed 1).
     """
     path = prefix + INDEX_SUFFIX
     try:
@@ -232,93 +251,139 @@ def read_index(prefix: str) -> dict:
             raw = f.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise _not_found(prefix) from None
-    try:
-        index = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _data_loss(prefix, f"index '{path}' is not valid JSON ({exc})") from None
-    if not isinstance(index, dict) or index.get("format") != FORMAT_NAME:
-        raise _data_loss(prefix, f"index '{path}' is not a {FORMAT_NAME} index")
-    version = index.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    version = _peek_version(raw)
+    if isinstance(version, int) and not isinstance(version, bool) and version != FORMAT_VERSION:
         raise errors.UnimplementedError(
-            f"Checkpoint '{prefix}' has format version {version!r}; this simdist reads "
-            f"version {FORMAT_VERSION} and older. Upgrade simdist to read it."
+            f"Checkpoint '{prefix}' has format version {version}; this simdist reads version "
+            f"{FORMAT_VERSION} (checksummed). "
+            + (
+                "Upgrade simdist to read it."
+                if version > FORMAT_VERSION
+                else "Older versions had no integrity manifest and are not read; save the "
+                "training state again with this simdist."
+            )
         )
-    required = ("data_file", "data_bytes", "data_sha256", "values", "object_graph")
-    missing = [k for k in required if k not in index]
-    if missing:
-        raise _data_loss(prefix, f"index '{path}' lacks the fields {missing}")
-    problem = _graph_problem(index)
+    index = integrity.read_checked_document(raw, path, _ADVICE)
+    if index.get("format") != FORMAT_NAME or index.get("format_version") != FORMAT_VERSION:
+        raise _data_loss(prefix, f"index '{path}' is not a {FORMAT_NAME} index")
+    problem = _schema_problem(index)
     if problem:
         raise _data_loss(prefix, f"index '{path}': {problem}")
     return index
 
 
-def _graph_problem(index: dict) -> str | None:
-    """What is wrong with the index's object graph and value table, or None."""
-    nodes, values = index["object_graph"], index["values"]
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _schema_problem(index: dict) -> str | None:
+    """What is wrong with the index's fields, files, values and object graph, or None."""
+    expected = {"format", "format_version", "simdist_version", "files", "values", "object_graph"}
+    if set(index) != expected:
+        return f"its fields are {sorted(index)}, expected {sorted(expected)}"
+    files, nodes, values = index["files"], index["object_graph"], index["values"]
+    if not isinstance(files, list) or len(files) != 1:
+        return "the file list is malformed"
+    entry = files[0]
+    if (
+        not isinstance(entry, dict)
+        or set(entry) != {"name", "bytes", "sha256"}
+        or not isinstance(entry["name"], str)
+        or os.path.basename(entry["name"]) != entry["name"]
+        or not _is_count(entry["bytes"])
+        or not isinstance(entry["sha256"], str)
+    ):
+        return "the data file entry is malformed"
     if not isinstance(nodes, list) or not nodes or not isinstance(values, dict):
         return "the object graph or value table is malformed"
+    arrays = set()
+    for key, item in values.items():
+        if (
+            not isinstance(item, dict)
+            or set(item) != {"array", "dtype", "shape"}
+            or not isinstance(item["array"], str)
+            or not isinstance(item["dtype"], str)
+            or not isinstance(item["shape"], list)
+            or not all(_is_count(d) for d in item["shape"])
+        ):
+            return f"value {key!r} has a malformed entry"
+        if item["array"] in arrays:
+            return f"value {key!r} names array {item['array']!r} a second time"
+        arrays.add(item["array"])
+    return _graph_problem(nodes, values)
+
+
+def _graph_problem(nodes: list, values: dict) -> str | None:
     ids = range(len(nodes))
+    owner: dict[str, int] = {}
     for n, node in enumerate(nodes):
-        if not isinstance(node, dict):
-            return f"object-graph node {n} is not an object"
+        if not isinstance(node, dict) or not set(node) <= {"children", "tensors", "slots"}:
+            return f"object-graph node {n} is malformed"
         children = node.get("children", {})
-        if not isinstance(children, dict) or any(c not in ids for c in children.values()):
+        if not isinstance(children, dict) or any(
+            not _is_count(c) or c not in ids for c in children.values()
+        ):
             return f"object-graph node {n} has bad children"
-        if "key" in node and node["key"] not in values:
-            return f"object-graph node {n} names value {node['key']!r}, which is not saved"
-        for slot in node.get("slots", []):
+        tensors = node.get("tensors", {})
+        if not isinstance(tensors, dict):
+            return f"object-graph node {n} has bad tensors"
+        for key in tensors.values():
+            if key not in values:
+                return f"object-graph node {n} names value {key!r}, which is not saved"
+            if key in owner:
+                return f"value {key!r} belongs to nodes {owner[key]} and {n}"
+            owner[key] = n
+        slots = node.get("slots", [])
+        if not isinstance(slots, list):
+            return f"object-graph node {n} has bad slots"
+        for slot in slots:
             if (
                 not isinstance(slot, dict)
-                or slot.get("variable") not in ids
-                or slot.get("node") not in ids
+                or set(slot) != {"variable", "name", "node"}
+                or not isinstance(slot["name"], str)
+                or not _is_count(slot["variable"])
+                or not _is_count(slot["node"])
+                or slot["variable"] not in ids
+                or slot["node"] not in ids
             ):
                 return f"object-graph node {n} has a bad slot entry"
-    for key, entry in values.items():
-        if not isinstance(entry, dict) or not {"array", "dtype", "shape"} <= set(entry):
-            return f"value {key!r} has a malformed entry"
     return None
 
 
 def read_values(prefix: str, index: dict) -> dict[str, np.ndarray]:
-    """The saved arrays by key, checked against ``index`` (size, hash, dtypes, shapes).
+    """The saved arrays by key, checked against the verified ``index``.
 
     Raises:
         NotFoundError: the data file is missing.
         DataLossError: it does not match the index or is not a readable archive.
     """
-    path = os.path.join(os.path.dirname(prefix), index["data_file"])
+    entry = index["files"][0]
+    path = os.path.join(os.path.dirname(prefix), entry["name"])
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         raise errors.NotFoundError(
             f"Checkpoint '{prefix}' is incomplete: its data file '{path}' is missing. "
-            "Copy both the .index and the .npz file of a checkpoint."
+            "Copy both the .index and the data file of a checkpoint."
         ) from None
-    if len(data) != index["data_bytes"]:
-        raise _data_loss(
-            prefix,
-            f"data file '{path}' has {len(data)} bytes, the index says {index['data_bytes']}",
-        )
-    if hashlib.sha256(data).hexdigest() != index["data_sha256"]:
-        raise _data_loss(prefix, f"data file '{path}' does not match its SHA-256 in the index")
+    integrity.verify_bytes(entry, data, path, _ADVICE)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
         raise _data_loss(prefix, f"data file '{path}' is not a readable archive ({exc})") from None
+    wanted = {item["array"] for item in index["values"].values()}
+    if set(arrays) != wanted:
+        raise _data_loss(prefix, f"data file '{path}' holds other arrays than its index lists")
     out = {}
-    for key, entry in index["values"].items():
-        array = arrays.get(entry["array"])
-        if array is None:
-            raise _data_loss(prefix, f"value '{key}' ({entry['array']}) is missing from '{path}'")
-        if array.dtype.name != entry["dtype"] or list(array.shape) != entry["shape"]:
+    for key, item in index["values"].items():
+        array = arrays[item["array"]]
+        if array.dtype.name != item["dtype"] or list(array.shape) != item["shape"]:
             raise _data_loss(
                 prefix,
                 f"value '{key}' is {array.dtype.name}{list(array.shape)} in '{path}' but "
-                f"{entry['dtype']}{entry['shape']} in the index",
+                f"{item['dtype']}{item['shape']} in the index",
             )
         out[key] = array
     return out

@@ -1,10 +1,15 @@
 """``tf.train.CheckpointManager``: numbered saves in one directory, keeping the newest N.
 
-The manager writes ``<directory>/<checkpoint_name>-<n>`` through its ``Checkpoint``, records
+The manager writes ``<directory>/<checkpoint_name>-<n>`` through its ``Checkpoint`` (``n`` is
+the checkpoint's ``save_counter`` unless ``checkpoint_number`` is given, as in TF), records
 the kept checkpoints in the directory's ``checkpoint`` state file (oldest first), and
 deletes the oldest beyond ``max_to_keep`` (its ``.index`` first, so a half-deleted
-checkpoint is never found). A manager created on a directory that already has checkpoints
-takes them over: they count towards ``max_to_keep`` and ``latest_checkpoint`` is the newest.
+checkpoint is never found), and the leftovers of killed saves of this manager's numbered
+checkpoints that no state file lists. ``step_counter`` with ``checkpoint_interval`` only
+decides whether a ``save()`` writes: not when the step has not advanced by the interval since
+the last save, and never twice at one step (even with ``check_interval=False``), as TF.
+A manager created on a directory that already has checkpoints takes them over: they count
+towards ``max_to_keep`` and ``latest_checkpoint`` is the newest.
 
 ``keep_checkpoint_every_n_hours`` is not supported: it makes which checkpoints survive
 depend on wall time, and simdist keeps results independent of time.
@@ -12,12 +17,13 @@ depend on wall time, and simdist keeps results independent of time.
 
 from __future__ import annotations
 
-import contextlib
 import os
+import re
 
 import numpy as np
 
-from simdist.checkpoint.format import DATA_SUFFIX, INDEX_SUFFIX, checkpoint_exists
+from simdist.checkpoint import integrity
+from simdist.checkpoint.format import checkpoint_exists, remove_checkpoint
 from simdist.checkpoint.state import get_checkpoint_state, update_checkpoint_state
 
 __all__ = ["CheckpointManager"]
@@ -115,34 +121,31 @@ class CheckpointManager:
         """Save a checkpoint, then delete the oldest beyond ``max_to_keep``.
 
         Args:
-            checkpoint_number: the number in the file name; by default ``step_counter``
-                when given, else the checkpoint's ``save_counter`` (which is incremented
-                in every case).
-            check_interval: honour ``checkpoint_interval`` (False saves regardless).
+            checkpoint_number: the number in the file name; by default the checkpoint's
+                ``save_counter`` (which is incremented in every case).
+            check_interval: honour ``checkpoint_interval`` (False saves regardless, except
+                a second time at the same step).
             options: a ``CheckpointOptions`` (ignored).
 
         Returns:
             The new checkpoint's prefix, or None when the interval has not passed.
         """
-        step = None
-        if self._step_counter is not None:
+        if self._checkpoint_interval is not None:
             step = _as_int(self._step_counter, "step_counter")
-        if (
-            check_interval
-            and self._checkpoint_interval is not None
-            and self._last_saved_step is not None
-            and step < self._last_saved_step + self._checkpoint_interval
-        ):
-            return None
+            last = self._last_saved_step
+            if last is not None and (
+                step == last or (check_interval and step < last + self._checkpoint_interval)
+            ):
+                return None
+            self._last_saved_step = step
         counter = self._checkpoint.save_counter
         counter.assign_add(1)
         if checkpoint_number is None:
-            number = step if step is not None else _as_int(counter, "save_counter")
+            number = _as_int(counter, "save_counter")
         else:
             number = _as_int(checkpoint_number, "checkpoint_number")
         path = f"{self._prefix}-{number}"
         self._checkpoint.write(path)
-        self._last_saved_step = step
         self._kept = [p for p in self._kept if os.path.abspath(p) != os.path.abspath(path)]
         self._kept.append(path)
         doomed: list[str] = []
@@ -152,10 +155,24 @@ class CheckpointManager:
         self._latest = path
         update_checkpoint_state(self._directory, path, self._kept)
         for old in doomed:
-            for suffix in (INDEX_SUFFIX, DATA_SUFFIX):
-                with contextlib.suppress(FileNotFoundError):
-                    os.remove(old + suffix)
+            remove_checkpoint(old)
+        self._remove_orphans()
         return path
+
+    def _remove_orphans(self) -> None:
+        """Delete the data and temporary files of numbered checkpoints that have no index
+        (saves that were killed), and indexes' temporary files."""
+        base = re.escape(os.path.basename(self._prefix))
+        numbered = re.compile(base + r"-\d+")
+        keep = {os.path.basename(p) for p in self._kept}
+        for name in sorted(os.listdir(self._directory)):
+            match = re.match(base + r"-\d+(?=\.data-|\.index\.)", name.lstrip("."))
+            if match is None or match.group(0) in keep or not numbered.fullmatch(match.group(0)):
+                continue
+            prefix = os.path.join(self._directory, match.group(0))
+            if not checkpoint_exists(prefix):
+                remove_checkpoint(prefix)
+        integrity.remove_stale(self._directory, [integrity.temp_pattern("checkpoint")], set())
 
     def restore_or_initialize(self):
         """Restore the latest checkpoint, or call ``init_fn`` when there is none.

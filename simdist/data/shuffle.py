@@ -28,6 +28,7 @@ import numpy as np
 from simdist import errors
 from simdist.core import random as core_random
 from simdist.data.dataset import Dataset, as_count
+from simdist.data.iterator_state import EpochCounter
 
 __all__ = ["ShuffleDataset", "resolve_seeds"]
 
@@ -73,7 +74,7 @@ class _ShuffleDataset(Dataset):
         self._reset_state()
 
     def _reset_state(self) -> None:
-        self._epochs = itertools.count()  # next() is atomic under the GIL
+        self._epochs = EpochCounter()  # iterators' checkpoints record and replay its draws
 
     def _compute_element_spec(self) -> Any:
         return self._input_datasets[0].element_spec

@@ -120,6 +120,8 @@ class _RangeDataset(Dataset):
 class _GeneratorDataset(Dataset):
     """Elements yielded by a Python generator function (``Dataset.from_generator``)."""
 
+    _not_replayable = "Dataset.from_generator"  # no iterator checkpoint (TF: PyFunc state)
+
     def __init__(self, generator, output_types, output_shapes, args, output_signature) -> None:
         super().__init__()
         if not callable(generator):

@@ -42,9 +42,11 @@ from simdist.core.context import state
 from simdist.core.device import canonical_name
 from simdist.core.device import device as device_scope
 from simdist.core.tensor_spec import TensorSpec
+from simdist.core.trackable import Trackable
 from simdist.data import structure
 from simdist.data.dataset import INFINITE, Dataset
 from simdist.data.iterator import Optional
+from simdist.data.iterator_state import ITERATOR_STATE, Position
 from simdist.data.options import AutoShardPolicy
 from simdist.distribute import auto_shard, rebatch
 from simdist.distribute.input_context import (
@@ -147,16 +149,38 @@ def _dynamic_batch(spec: Any) -> Any:
     return nest.map_structure(relax, spec)
 
 
-class DistributedIterator:
+class DistributedIterator(Trackable):
     """Steps of a distributed dataset (``tf.distribute.DistributedIterator``).
 
     Thread-safe: concurrent ``get_next`` calls each receive a distinct step, in order.
+    Trackable: ``tf.train.Checkpoint(iterator=it)`` saves how many steps it has given and
+    restores the next step exactly (``simdist.data.iterator_state``).
     """
 
     def __init__(self, pull: Callable[[], list], owner) -> None:
         self._pull = pull  # () -> one element (NumPy) or None per local replica
         self._owner = owner
         self._lock = threading.Lock()
+        self._position = Position(owner._pipelines(), self._kind())
+
+    def _kind(self) -> str:
+        return f"DistributedIterator/{len(self._owner._devices)} replicas"
+
+    # --- the trackable protocol: the input position (simdist.data.iterator_state) --------
+    def _serialize_to_tensors(self) -> dict:
+        with self._lock:
+            return {ITERATOR_STATE: self._position.state()}
+
+    def _validate_restore(self, tensors: dict) -> None:
+        self._position.check(tensors[ITERATOR_STATE])
+
+    def _restore_from_tensors(self, tensors: dict) -> None:
+        with self._lock:
+            position = Position(self._owner._pipelines(), self._kind())
+            document = position.check(tensors[ITERATOR_STATE])
+            pull = self._owner._make_pull()
+            position.replay(document, pull)
+            self._pull, self._position = pull, position
 
     @property
     def element_spec(self) -> Any:
@@ -199,7 +223,7 @@ class DistributedIterator:
 
     def _next_step(self, partial: bool) -> Any:
         with self._lock:
-            local = self._pull()
+            local = self._position.pull(self._pull)
         owner = self._owner
         count = sum(v is not None for v in local)
         total = owner._has_value_reducer(count) if owner._has_value_reducer else count
@@ -273,6 +297,9 @@ class _DistributedInput:
     def _make_pull(self) -> Callable[[], list]:
         raise NotImplementedError
 
+    def _pipelines(self) -> list[Dataset]:
+        raise NotImplementedError
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} element_spec={self.element_spec}>"
 
@@ -336,6 +363,9 @@ class DistributedDataset(_DistributedInput):
         """The policy applied on this worker: FILE, DATA, OFF or HINT (AUTO resolved)."""
         return self._auto_shard_policy
 
+    def _pipelines(self) -> list[Dataset]:
+        return [self._dataset]
+
     def _make_pull(self) -> Callable[[], list]:
         source = self._dataset._iterate()
         if self._plan is not None:
@@ -397,6 +427,9 @@ class DistributedDatasetsFromFunction(_DistributedInput):
             self._datasets.append(dataset)
         last = self._datasets[-1]
         self._finish_spec(last.element_spec, last._cardinality())
+
+    def _pipelines(self) -> list[Dataset]:
+        return list(self._datasets)
 
     def _make_pull(self) -> Callable[[], list]:
         streams = [d._iterate() for d in self._datasets]

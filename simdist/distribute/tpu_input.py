@@ -56,6 +56,9 @@ class MultiHostInput(_DistributedInput):
         first = hosts[0]
         self._finish_spec(first._replica_spec, first._cardinality)
 
+    def _pipelines(self) -> list:
+        return [dataset for host in self._hosts for dataset in host._pipelines()]
+
     def _make_pull(self) -> Callable[[], list]:
         pulls = [host._make_pull() for host in self._hosts]
         steps = itertools.count()

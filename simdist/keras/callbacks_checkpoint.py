@@ -1,16 +1,21 @@
 """``ModelCheckpoint`` and ``BackupAndRestore``: callbacks that write ``tf.train.Checkpoint``s.
 
-``ModelCheckpoint(filepath)`` writes ``<filepath>.index`` + ``<filepath>.npz`` (simdist's
-checkpoint files) with ``filepath`` formatted by ``epoch`` (1-based) and the epoch's logs,
-e.g. ``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``. It saves the model's variables, and the
-optimizer's too unless ``save_weights_only``; restore with
-``tf.train.Checkpoint(model=model).restore(path)`` (add ``optimizer=`` for a full save).
+``ModelCheckpoint(filepath)`` formats ``filepath`` by ``epoch`` (1-based) and the epoch's logs
+(``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``). A name that says a file or a directory is
+saved as Keras users expect (``simdist.keras.saving``): ``"ckpt_{epoch:04d}.weights.h5"`` is
+one file per save (``save_weights``: a later ``glob`` finds it and ``load_weights`` reads
+it), ``"m_{epoch}.keras"`` one file with the whole model (``model.save``), an existing
+directory (or a name ending in ``/``) is saved into. Any other name is a checkpoint prefix:
+``<filepath>.index`` + its data file, the model's variables and the optimizer's too unless
+``save_weights_only``; restore with ``tf.train.Checkpoint(model=model).restore(path)`` (add
+``optimizer=`` for a full save).
 
 ``BackupAndRestore(backup_dir)`` makes ``fit`` resumable. It keeps, in ``backup_dir/chief``:
 
 * ``ckpt-N.index``/``ckpt-N.npz``: the model and optimizer (weights, slots, ``iterations``),
   the two newest kept (``tf.train.CheckpointManager``);
-* ``training_state.json``, replaced atomically after the checkpoint is complete: the
+* ``training_state.json`` (self-checksummed JSON, ``simdist.checkpoint.integrity``), replaced
+  atomically after the checkpoint is complete: the
   checkpoint it belongs to, the position ``epoch``/``step`` (the next step to run), the
   running loss sum/count of the interrupted epoch, each metric variable's per-replica
   values, the shuffle seed, and the random counters of the host and of every replica (so
@@ -34,9 +39,11 @@ import shutil
 
 import numpy as np
 
+from simdist.checkpoint import integrity
 from simdist.checkpoint.checkpoint import Checkpoint
 from simdist.checkpoint.manager import CheckpointManager
 from simdist.distribute import multi_worker_util
+from simdist.keras import saving
 from simdist.keras.engine.callback_base import Callback
 
 __all__ = ["ModelCheckpoint", "BackupAndRestore"]
@@ -139,10 +146,11 @@ class ModelCheckpoint(Callback):
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         strategy = self.model.distribute_strategy
         path = multi_worker_util.write_filepath(path, strategy)  # non-chief: a temp copy
-        directory = os.path.dirname(path)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
-        self._checkpoint().write(path)
+        if not saving.save_for_callback(self.model, path, self.save_weights_only):
+            directory = os.path.dirname(path)
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+            self._checkpoint().write(path)
         multi_worker_util.remove_temp_dir(path, strategy)
 
 
@@ -181,8 +189,8 @@ class BackupAndRestore(Callback):
         self._batches = 0
         if not os.path.exists(self._state_path()):
             return
-        with open(self._state_path(), encoding="utf-8") as f:
-            saved = json.load(f)
+        with open(self._state_path(), "rb") as f:  # checksummed: damage is DataLossError
+            saved = integrity.read_checked_document(f.read(), self._state_path())
         checkpoint.restore(os.path.join(self._dir, saved["checkpoint"]))
         data = getattr(model, "_fit_data", None)
         if data is not None and data.seed != saved["seed"]:
@@ -222,10 +230,7 @@ class BackupAndRestore(Callback):
             "random": model.distribute_strategy._random_state(),
         }
         target = os.path.join(self._write_dir, self._STATE)
-        tmp = target + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(state, f)
-        os.replace(tmp, target)
+        integrity.atomic_write_bytes(target, integrity.checked_document(json.dumps(state)))
 
     def on_train_end(self, logs=None):
         if self._write_dir != self._dir:  # a non-chief worker's copy: never read back

@@ -1,79 +1,87 @@
-"""``model.save`` and ``tf.keras.models.load_model``: simdist's saved-model directory format.
+"""``model.save`` / ``load_model`` / ``save_weights`` / ``load_weights``: simdist's saved files.
 
-A saved model is a directory (no pickle anywhere; plain JSON and a NumPy archive)::
+The file names users write are honoured, each mapped to simdist's own pickle-free format
+(plain JSON and NumPy archives, every byte covered by a SHA-256 manifest,
+``simdist.checkpoint.container``):
 
-    path/
-      config.json     the architecture (UTF-8 JSON, below)
-      weights.index   the weights' checkpoint index (simdist.checkpoint.format: sizes,
-      weights.npz       dtypes, SHA-256 of the archive), and the arrays, read back with
-                        allow_pickle=False
+================================  ==============================================================
+``model.save("m.keras")``         one *bundle* file (``.h5``/``.hdf5`` too): architecture,
+                                  weights, compile state
+``model.save("m")``               a directory (TF's SavedModel name): the same members as files,
+                                  with ``manifest.json``
+``save_weights("w.weights.h5")``  one bundle file (any ``.h5``): the weights as an object-graph
+                                  checkpoint, so a later ``glob("*.weights.h5")`` finds one file
+                                  per save and ``load_weights`` reads it
+``save_weights("ckpt/w")``        a ``tf.train.Checkpoint`` at prefix ``ckpt/w`` (``.index`` +
+                                  data file), recorded in the directory's ``checkpoint`` file
+``save_weights("dir/")``          an existing directory (or a path ending in ``/``): the
+                                  prefix ``dir/weights`` inside it; ``load_weights("dir")``
+                                  reads the directory's latest checkpoint
+================================  ==============================================================
 
-``config.json``::
+**A ``.keras`` or ``.h5`` file written by simdist is not a zip archive nor an HDF5 file**:
+Keras and h5py cannot open it, and simdist cannot open theirs (it says so when asked). The
+suffix only chooses the single-file form.
 
-    {"format": "simdist-keras-model", "format_version": 1, "simdist_version": "0.1.0",
-     "model": {"class_name": "Sequential",
-               "config": {"name": "sequential", "trainable": true,
-                          "input_layer": {"class_name": "InputLayer", "config": {...}} | null,
-                          "build_input_shape": [null, 28, 28, 1] | null,
-                          "layers": [{"class_name": "Conv2D", "config": {...}}, ...]}},
-     "weights": [{"key": "conv2d/kernel:0", "name": "conv2d/kernel:0",
-                  "dtype": "float32", "shape": [3, 3, 1, 32]}, ...]}
+Members of a saved model: ``config.json`` (architecture, the weights table and the compile
+settings, validated against ``saving_schema`` on load), ``weights.npz`` (``model.weights`` in
+order, read with ``allow_pickle=False``) and, for a compiled model, ``optimizer.index`` +
+``optimizer.data-<h>.npz``: a ``tf.train.Checkpoint(model=..., optimizer=...)`` with the
+optimizer's state (iterations, slots), so ``load_model(compile=True)`` resumes training where
+it stopped. Each layer's config is its ``get_config()``; ``from_config`` rebuilds it (classes
+outside ``tf.keras.layers`` come from ``custom_objects``).
 
-A compiled model also gets ``"training_config": {"optimizer": {"class_name": "Adam",
-"config": {...}}, "loss": "mse" | null}`` in ``config.json`` and ``optimizer.index`` +
-``optimizer.npz``: a ``tf.train.Checkpoint(model=..., optimizer=...)`` holding the optimizer's
-state (iterations, slots; it repeats the weights). ``load_model(compile=True)`` compiles the
-loaded model with them, so training resumes where it stopped. Metrics and loss objects are
-not stored: compile again for those.
-
-Each layer's ``config`` is its ``get_config()``; ``from_config`` rebuilds it (classes outside
-``tf.keras.layers`` come from ``load_model(..., custom_objects={"Name": cls})``). ``weights``
-lists ``model.weights`` in order; ``key`` names the array in ``weights.npz``.
-
-Atomicity: a save writes a complete new directory next to ``path`` (``.NAME.saving-*``),
-then swaps it in with two renames (old -> ``.NAME.old-*``, new -> ``path``) and deletes the
-old one. A save that fails before the swap leaves the previous model untouched; a crash
-between the two renames leaves the previous model at ``.NAME.old-*``, which ``load_model``
-names in its error. Damaged files raise ``DataLossError`` naming the file.
-
-Only ``Sequential`` models are saved this way (their architecture is data). A subclassed
-model's architecture is Python code: save its weights with ``save_weights`` or
-``tf.train.Checkpoint`` and rebuild it from its class.
+Loading verifies the manifest and every member before any variable is created; damage is
+``DataLossError`` naming the file. Saving replaces atomically (one rename for a file, one
+exchange for a directory) and removes the leftovers of killed saves.
 """
 
 from __future__ import annotations
 
-import glob
+import io
 import json
 import os
-import shutil
 import tempfile
 import warnings
 
 import numpy as np
 
 from simdist import errors
-from simdist.checkpoint.format import atomic_write_bytes, read_index, read_values, write_files
-from simdist.keras import model_config
+from simdist.checkpoint import container
+from simdist.checkpoint.checkpoint import Checkpoint
+from simdist.checkpoint.format import checkpoint_exists, data_files
+from simdist.checkpoint.state import latest_checkpoint, update_checkpoint_state
+from simdist.core.trackable import VARIABLE_VALUE, tensors_of
+from simdist.keras import model_config, saving_schema
 from simdist.keras.engine.sequential import Sequential
 
-__all__ = ["save_model", "load_model", "save_weights", "load_weights", "FORMAT_NAME"]
+__all__ = [
+    "save_model",
+    "load_model",
+    "save_weights",
+    "load_weights",
+    "save_for_callback",
+    "FORMAT_NAME",
+]
 
-FORMAT_NAME = "simdist-keras-model"
-FORMAT_VERSION = 1
+FORMAT_NAME = saving_schema.FORMAT_NAME
 CONFIG_FILE = "config.json"
-WEIGHTS_PREFIX = "weights"
+WEIGHTS_FILE = "weights.npz"
 OPTIMIZER_PREFIX = "optimizer"
-_UNSUPPORTED_SUFFIXES = (".h5", ".hdf5")
+WEIGHTS_PREFIX = "weights"
+MODEL_KIND = "keras-model"
+WEIGHTS_KIND = "keras-weights"
+_FILE_SUFFIXES = (".keras", ".h5", ".hdf5")
+
+
+def _is_file_form(path: str, save_format=None) -> bool:
+    if save_format in ("h5", "keras"):
+        return True
+    return path.lower().endswith(_FILE_SUFFIXES)
 
 
 # --- saving ---------------------------------------------------------------------------------
-def _check_savable(model, path: str) -> None:
-    if path.lower().endswith(_UNSUPPORTED_SUFFIXES):
-        raise NotImplementedError(
-            f"Cannot save to '{path}': simdist does not write HDF5. Pass a path without the "
-            "suffix; simdist writes a directory (config.json + weights.npz)."
-        )
+def _check_savable(model) -> None:
     if type(model) is not Sequential:
         raise NotImplementedError(
             f"Cannot save model '{model.name}' of class {type(model).__name__} with "
@@ -95,47 +103,26 @@ def _check_savable(model, path: str) -> None:
         )
 
 
-def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwargs) -> None:
-    """Save ``model`` (architecture and weights) as a directory at ``filepath``.
+def _checkpoint_members(root_kwargs: dict, name: str) -> dict[str, bytes]:
+    """The two files of a ``Checkpoint(**root_kwargs)`` written at prefix ``name``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        prefix = os.path.join(scratch, name)
+        Checkpoint(**root_kwargs).write(prefix)
+        out = {}
+        for path in [prefix + ".index", *data_files(prefix)]:
+            with open(path, "rb") as f:
+                out[os.path.basename(path)] = f.read()
+        return out
 
-    Args:
-        model: a built ``tf.keras.Sequential``.
-        filepath: the directory to write (created; its parent is created when missing).
-        overwrite: replace an existing saved model at ``filepath`` (default True).
-        save_format: ``None`` or ``"tf"`` (both mean simdist's directory format).
-        **kwargs: Keras's other options (``include_optimizer``, ``signatures``...),
-            accepted and ignored.
 
-    Raises:
-        NotImplementedError: a subclassed model, an HDF5 path, or a layer with a
-            regularizer or constraint (which the format does not store).
-        ValueError: the model is not built, or ``save_format`` is another format.
-        FileExistsError: ``filepath`` exists and ``overwrite`` is False, or it is a file or
-            a directory that is not a saved model (never deleted).
-    """
-    path = os.fspath(filepath).rstrip("/\\") or os.fspath(filepath)
-    if save_format not in (None, "tf", "simdist"):
-        raise ValueError(
-            f"save_format={save_format!r} is not supported; simdist writes one format (a "
-            "directory with config.json and weights.npz): pass save_format=None."
-        )
-    _check_savable(model, path)
-    if os.path.lexists(path):
-        if not overwrite:
-            raise FileExistsError(f"'{path}' exists; pass overwrite=True to replace it.")
-        if not os.path.isfile(os.path.join(path, CONFIG_FILE)):
-            raise FileExistsError(
-                f"'{path}' exists and is not a simdist saved model (no {CONFIG_FILE}); "
-                "refusing to replace it. Choose another path or remove it yourself."
-            )
-    weights = model.weights
-    from simdist.checkpoint.checkpoint import saved_value
+def _model_members(model) -> dict[str, bytes]:
+    from simdist.version import __version__
 
     values: dict[str, np.ndarray] = {}
     entries = []
-    for variable in weights:
-        key = variable.name if variable.name not in values else f"{variable.name}#{len(values)}"
-        values[key] = saved_value(variable)
+    for n, variable in enumerate(model.weights):
+        key = f"w{n}"
+        values[key] = tensors_of(variable)[VARIABLE_VALUE]
         entries.append(
             {
                 "key": key,
@@ -144,11 +131,9 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
                 "shape": list(values[key].shape),
             }
         )
-    from simdist.version import __version__
-
     document = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": saving_schema.FORMAT_VERSION,
         "simdist_version": __version__,
         "model": {"class_name": "Sequential", "config": model_config.sequential_config(model)},
         "weights": entries,
@@ -157,23 +142,57 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
     if training_config is not None:
         document["training_config"] = training_config
     text = json.dumps(document, indent=1, default=model_config.json_default) + "\n"
-    parent = os.path.dirname(os.path.abspath(path))
-    os.makedirs(parent, exist_ok=True)
-    base = os.path.basename(os.path.abspath(path))
-    staging = tempfile.mkdtemp(dir=parent, prefix=f".{base}.saving-")
-    try:
-        write_files(os.path.join(staging, WEIGHTS_PREFIX), values, [{}])
-        if training_config is not None:
-            from simdist.checkpoint.checkpoint import Checkpoint
+    buffer = io.BytesIO()
+    np.savez(buffer, **values)
+    members = {CONFIG_FILE: text.encode("utf-8"), WEIGHTS_FILE: buffer.getvalue()}
+    if training_config is not None:
+        members.update(
+            _checkpoint_members({"model": model, "optimizer": model.optimizer}, OPTIMIZER_PREFIX)
+        )
+    return members
 
-            Checkpoint(model=model, optimizer=model.optimizer).write(
-                os.path.join(staging, OPTIMIZER_PREFIX)
+
+def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwargs) -> None:
+    """Save ``model`` (architecture, weights, compile state) at ``filepath``.
+
+    Args:
+        model: a built ``tf.keras.Sequential``.
+        filepath: ``*.keras`` / ``*.h5``: one file; any other path: a directory.
+        overwrite: replace an existing saved model at ``filepath`` (default True).
+        save_format: ``None``, ``"tf"`` (a directory), ``"keras"`` or ``"h5"`` (one file).
+        **kwargs: Keras's other options (``include_optimizer``, ``signatures``...),
+            accepted and ignored.
+
+    Raises:
+        NotImplementedError: a subclassed model, or a layer with a regularizer or
+            constraint (which the format does not store).
+        ValueError: the model is not built, or ``save_format`` is unknown.
+        FileExistsError: ``filepath`` exists and ``overwrite`` is False, or it is a
+            non-empty directory that is not a saved model (never deleted).
+    """
+    path = os.fspath(filepath).rstrip("/\\") or os.fspath(filepath)
+    if save_format not in (None, "tf", "simdist", "keras", "h5"):
+        raise ValueError(
+            f"save_format={save_format!r} is not supported; use None (chosen by the file "
+            "name), 'tf' (a directory), 'keras' or 'h5' (one simdist bundle file)."
+        )
+    _check_savable(model)
+    as_file = _is_file_form(path, save_format)
+    if os.path.lexists(path):
+        if not overwrite:
+            raise FileExistsError(f"'{path}' exists; pass overwrite=True to replace it.")
+        foreign = os.path.isdir(path) and os.listdir(path)  # an empty directory is saved into
+        if foreign and not os.path.isfile(os.path.join(path, container.MANIFEST)):
+            raise FileExistsError(
+                f"'{path}' exists and is not a simdist saved model (no {container.MANIFEST}); "
+                "refusing to replace it. Choose another path or remove it yourself."
             )
-        atomic_write_bytes(os.path.join(staging, CONFIG_FILE), text.encode("utf-8"))
-        _swap_in(staging, path, parent, base)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        if os.path.isdir(path) == as_file:
+            raise FileExistsError(
+                f"'{path}' exists as a {'directory' if as_file else 'file'}; a save to this "
+                f"name writes a {'file' if as_file else 'directory'}. Remove it first."
+            )
+    container.write_members(path, MODEL_KIND, _model_members(model), directory=not as_file)
 
 
 def _training_config(model) -> dict | None:
@@ -188,85 +207,48 @@ def _training_config(model) -> dict | None:
     }
 
 
-def _swap_in(staging: str, path: str, parent: str, base: str) -> None:
-    """Replace ``path`` by the complete directory ``staging`` (two renames)."""
-    old = None
-    if os.path.lexists(path):
-        old = tempfile.mkdtemp(dir=parent, prefix=f".{base}.old-")
-        os.rmdir(old)
-        os.rename(path, old)
-    try:
-        os.rename(staging, path)
-    except BaseException:
-        if old is not None:
-            os.rename(old, path)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-    if os.name == "posix":
-        fd = os.open(parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 # --- loading --------------------------------------------------------------------------------
-def _missing(path: str) -> FileNotFoundError:
-    parent = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(os.path.abspath(path))
-    leftovers = sorted(glob.glob(os.path.join(glob.escape(parent), f".{glob.escape(base)}.old-*")))
-    hint = ""
-    if leftovers:
-        hint = (
-            f" A save to it was interrupted; the previous model is in '{leftovers[-1]}': "
-            f"rename that directory to '{path}' to recover it."
+def _optimizer_defaults(class_name: str):
+    from simdist.keras import optimizers
+
+    try:
+        return optimizers.get({"class_name": class_name, "config": {}}).get_config()
+    except ValueError:
+        return None
+
+
+def _read_model(path: str) -> tuple[dict, dict[str, bytes]]:
+    kind, members = container.read_members(path)
+    where = f"'{os.path.join(path, CONFIG_FILE)}'"
+    if kind != MODEL_KIND or CONFIG_FILE not in members or WEIGHTS_FILE not in members:
+        raise ValueError(
+            f"'{path}' holds {kind!r}, not a saved model: load weights files with "
+            "model.load_weights(path)."
         )
-    return FileNotFoundError(f"No file or directory found at {path}.{hint}")
-
-
-def _read_config(path: str) -> dict:
-    config_path = os.path.join(path, CONFIG_FILE)
     try:
-        with open(config_path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise FileNotFoundError(
-            f"'{path}' is not a simdist saved model: '{config_path}' is missing. A weights "
-            "checkpoint (save_weights) is loaded with model.load_weights(prefix)."
-        ) from None
-    try:
-        document = json.loads(raw.decode("utf-8"))
+        document = json.loads(members[CONFIG_FILE].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise errors.DataLossError(
-            f"Saved model '{path}' is corrupted: '{config_path}' is not valid JSON ({exc}). "
-            "The file was truncated or altered; save the model again or use a backup."
-        ) from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise errors.DataLossError(
-            f"Saved model '{path}' is corrupted: '{config_path}' is not a {FORMAT_NAME} file."
-        )
-    version = document.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise errors.UnimplementedError(
-            f"Saved model '{path}' has format version {version!r}; this simdist reads "
-            f"version {FORMAT_VERSION} and older. Upgrade simdist to load it."
-        )
-    if not isinstance(document.get("model"), dict) or not isinstance(document.get("weights"), list):
-        raise errors.DataLossError(
-            f"Saved model '{path}' is corrupted: '{config_path}' lacks 'model' or 'weights'."
-        )
-    return document
+        raise errors.DataLossError(f"{where} is not valid JSON ({exc}).") from None
+    saving_schema.validate_config(document, where, _optimizer_defaults)
+    return document, members
+
+
+def _arrays(data: bytes, where: str) -> dict[str, np.ndarray]:
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files}
+    except (ValueError, OSError, EOFError) as exc:
+        raise errors.DataLossError(f"{where} is not a readable archive ({exc}).") from None
 
 
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True, **kwargs):
-    """Load a model written by ``model.save(filepath)``.
+    """Load a model written by ``model.save(filepath)`` (a file or a directory).
 
     Variables are created in the current scope: under ``strategy.scope()`` the loaded
     model's variables are that strategy's (mirrored), otherwise plain variables.
 
     Args:
-        filepath: the saved model's directory.
+        filepath: the saved model's file or directory.
         custom_objects: ``{"ClassName": cls}`` for layer classes outside
             ``tf.keras.layers``.
         compile: compile the loaded model as it was saved (optimizer with its state, loss
@@ -277,37 +259,32 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         The model, built, with the saved weights.
 
     Raises:
-        FileNotFoundError: no directory (or no ``config.json``) at ``filepath``.
-        NotFoundError: the weights files are missing.
-        DataLossError: a file is truncated, corrupted, or disagrees with the others (the
-            message names the file).
-        ValueError: an unknown layer class (pass it in ``custom_objects``).
+        FileNotFoundError: nothing at ``filepath`` (naming an interrupted save's old copy).
+        DataLossError: any file is truncated, altered, or breaks the schema (the message
+            names the file); Keras's own .keras/.h5 files are refused so too.
+        ValueError: an unknown layer class (pass it in ``custom_objects``), or a weights file.
     """
     path = os.fspath(filepath)
-    if not os.path.isdir(path):
-        raise _missing(path)
-    document = _read_config(path)
-    prefix = os.path.join(path, WEIGHTS_PREFIX)
-    arrays = read_values(prefix, read_index(prefix))
-    classes = {**model_config.builtin_layers(), **(custom_objects or {})}
+    document, members = _read_model(path)
     where = f"'{os.path.join(path, CONFIG_FILE)}'"
+    arrays = _arrays(members[WEIGHTS_FILE], f"'{os.path.join(path, WEIGHTS_FILE)}'")
+    classes = {**model_config.builtin_layers(), **(custom_objects or {})}
     entry = document["model"]
-    if entry.get("class_name") != "Sequential" or not isinstance(entry.get("config"), dict):
+    if entry["class_name"] != "Sequential":
         raise errors.DataLossError(f"{where} does not describe a Sequential model.")
     model = model_config.sequential_from_config(entry["config"], classes, where)
     _assign_weights(model, document["weights"], arrays, path)
     training_config = document.get("training_config")
-    if compile and isinstance(training_config, dict):
-        _compile_from(model, training_config, path)
+    if compile and training_config is not None:
+        _compile_from(model, training_config, path, members)
     return model
 
 
-def _compile_from(model, training_config: dict, path: str) -> None:
+def _compile_from(model, training_config: dict, path: str, members: dict[str, bytes]) -> None:
     """Compile ``model`` as it was when saved and restore its optimizer's state."""
-    from simdist.checkpoint.checkpoint import Checkpoint
     from simdist.keras import optimizers
 
-    loss = training_config.get("loss")
+    loss = training_config["loss"]
     if loss is None:
         warnings.warn(
             f"The model in '{path}' was compiled with a loss that is not a name, which is not "
@@ -317,12 +294,23 @@ def _compile_from(model, training_config: dict, path: str) -> None:
         return
     optimizer = optimizers.get(training_config["optimizer"])
     model.compile(optimizer=optimizer, loss=loss)
-    prefix = os.path.join(path, OPTIMIZER_PREFIX)
-    Checkpoint(model=model, optimizer=optimizer).restore(prefix).expect_partial()
+    _restore_members(Checkpoint(model=model, optimizer=optimizer), members, OPTIMIZER_PREFIX)
+
+
+def _restore_members(checkpoint, members: dict[str, bytes], prefix_name: str):
+    """Restore ``checkpoint`` from the verified checkpoint files among ``members``."""
+    names = [n for n in members if n == prefix_name + ".index" or n.startswith(prefix_name + ".")]
+    if prefix_name + ".index" not in names:
+        raise errors.DataLossError(f"the saved files lack the checkpoint '{prefix_name}'.")
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            with open(os.path.join(scratch, name), "wb") as f:
+                f.write(members[name])
+        return checkpoint.restore(os.path.join(scratch, prefix_name)).expect_partial()
 
 
 def _assign_weights(model, entries: list, arrays: dict, path: str) -> None:
-    weights_file = os.path.join(path, WEIGHTS_PREFIX + ".npz")
+    weights_file = os.path.join(path, WEIGHTS_FILE)
     variables = model.weights
     if len(entries) != len(variables):
         raise errors.DataLossError(
@@ -331,44 +319,50 @@ def _assign_weights(model, entries: list, arrays: dict, path: str) -> None:
         )
     values = []
     for variable, entry in zip(variables, entries, strict=True):
-        key = entry.get("key") if isinstance(entry, dict) else None
+        key = entry["key"]
         if key not in arrays:
             raise errors.DataLossError(
                 f"Saved model '{path}' is inconsistent: weight {key!r} of config.json is not "
                 f"in '{weights_file}'."
             )
         array = arrays[key]
-        if tuple(array.shape) != tuple(variable.shape):
+        if tuple(array.shape) != tuple(variable.shape) or array.dtype.name != entry["dtype"]:
             raise errors.DataLossError(
-                f"Saved model '{path}' is inconsistent: '{weights_file}' holds {key!r} with "
-                f"shape {tuple(array.shape)}, the rebuilt layer expects {tuple(variable.shape)}."
+                f"Saved model '{path}' is inconsistent: '{weights_file}' holds {key!r} as "
+                f"{array.dtype.name}{tuple(array.shape)}, the rebuilt layer expects "
+                f"{entry['dtype']}{tuple(variable.shape)}."
             )
         values.append(array.astype(variable.dtype.as_numpy_dtype, copy=False))
     for variable, value in zip(variables, values, strict=True):
         variable.assign(value)
 
 
-# --- weights only (tf.train.Checkpoint format) ----------------------------------------------
-def save_weights(model, filepath, overwrite: bool = True, save_format=None, options=None):
-    """Write ``model``'s weights as a checkpoint at prefix ``filepath`` (``.index``+``.npz``).
+# --- weights only ----------------------------------------------------------------------------
+def _weights_prefix(path: str) -> str | None:
+    """The checkpoint prefix inside ``path`` when it names a directory, else None."""
+    if os.path.isdir(path) or path.endswith(("/", os.sep)):
+        return os.path.join(path, WEIGHTS_PREFIX)
+    return None
 
-    The model is the checkpoint's root, as Keras's TF-format ``save_weights`` does; the
-    directory's ``checkpoint`` file records it, so ``tf.train.latest_checkpoint`` finds it.
+
+def save_weights(model, filepath, overwrite: bool = True, save_format=None, options=None):
+    """Write ``model``'s weights (the model is the checkpoint's root, as Keras's TF format).
+
+    ``*.h5`` (``*.weights.h5``): one bundle file; a directory: the prefix ``weights`` in it;
+    any other path: a checkpoint prefix (``.index`` + data file). The checkpoint forms are
+    recorded in their directory's ``checkpoint`` file (``tf.train.latest_checkpoint``).
 
     Raises:
-        NotImplementedError: an HDF5 path.
-        FileExistsError: a checkpoint exists at ``filepath`` and ``overwrite`` is False.
+        FileExistsError: weights exist at ``filepath`` and ``overwrite`` is False.
     """
-    from simdist.checkpoint.checkpoint import Checkpoint
-    from simdist.checkpoint.format import checkpoint_exists
-    from simdist.checkpoint.state import update_checkpoint_state
-
-    prefix = os.fspath(filepath)
-    if prefix.lower().endswith(_UNSUPPORTED_SUFFIXES) or save_format == "h5":
-        raise NotImplementedError(
-            f"Cannot save weights to '{prefix}': simdist does not write HDF5; pass a prefix "
-            "without the suffix (a tf.train.Checkpoint is written)."
-        )
+    path = os.fspath(filepath)
+    if _is_file_form(path, save_format) and _weights_prefix(path) is None:
+        if not overwrite and os.path.lexists(path):
+            raise FileExistsError(f"Weights exist at '{path}'; pass overwrite=True to replace.")
+        members = _checkpoint_members({"root": model}, WEIGHTS_PREFIX)
+        container.write_members(path, WEIGHTS_KIND, members, directory=False)
+        return
+    prefix = _weights_prefix(path) or path
     if not overwrite and checkpoint_exists(prefix):
         raise FileExistsError(f"Weights exist at '{prefix}'; pass overwrite=True to replace.")
     Checkpoint(root=model).write(prefix)
@@ -376,7 +370,8 @@ def save_weights(model, filepath, overwrite: bool = True, save_format=None, opti
 
 
 def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = False):
-    """Restore weights written by ``save_weights`` (or a ``Checkpoint`` rooted at a model).
+    """Restore weights written by ``save_weights`` (a file, a directory or a prefix), or the
+    weights of a model saved as one file (``model.save("m.keras")``).
 
     Returns:
         The restore status (``assert_consumed()``, ``expect_partial()``...).
@@ -384,16 +379,44 @@ def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = F
     Raises:
         NotFoundError: no checkpoint at ``filepath``.
         DataLossError: its files are damaged.
+        ValueError: ``filepath`` is a saved-model directory (use ``load_model``).
         NotImplementedError: ``by_name`` / ``skip_mismatch`` (HDF5-only options in Keras).
     """
-    from simdist.checkpoint.checkpoint import Checkpoint
-
     if by_name or skip_mismatch:
-        raise NotImplementedError("by_name and skip_mismatch apply to HDF5 files only.")
-    prefix = os.fspath(filepath)
-    if os.path.isdir(prefix) and os.path.isfile(os.path.join(prefix, CONFIG_FILE)):
-        raise ValueError(
-            f"'{filepath}' is a saved model (model.save); load it with "
-            "tf.keras.models.load_model(path), or pass a save_weights prefix to load_weights."
+        raise NotImplementedError(
+            "by_name and skip_mismatch apply to Keras's HDF5 files, which simdist does not "
+            "write; simdist matches weights by the model's structure."
         )
-    return Checkpoint(root=model).restore(prefix)
+    path = os.fspath(filepath)
+    if os.path.isfile(path) and not path.endswith(".index"):
+        kind, members = container.read_members(path)
+        if kind == MODEL_KIND:
+            document, members = _read_model(path)
+            arrays = _arrays(members[WEIGHTS_FILE], f"'{path}' ({WEIGHTS_FILE})")
+            _assign_weights(model, document["weights"], arrays, path)
+            return None
+        return _restore_members(Checkpoint(root=model), members, WEIGHTS_PREFIX)
+    if os.path.isdir(path):
+        if os.path.isfile(os.path.join(path, container.MANIFEST)):
+            raise ValueError(
+                f"'{filepath}' is a saved model (model.save); load it with "
+                "tf.keras.models.load_model(path), or pass a save_weights path to load_weights."
+            )
+        latest = latest_checkpoint(path)
+        if latest is not None:
+            path = latest
+    return Checkpoint(root=model).restore(path)
+
+
+def save_for_callback(model, path: str, weights_only: bool) -> bool:
+    """``ModelCheckpoint``'s save when its formatted ``path`` names a file or a directory
+    (``*.keras``, ``*.h5``, ``*.weights.h5``, an existing directory, a path ending in ``/``):
+    ``save_weights`` or ``model.save`` there. Returns False for a plain prefix, which the
+    callback writes as a ``tf.train.Checkpoint`` itself."""
+    if not (_is_file_form(path) or _weights_prefix(path) is not None):
+        return False
+    if weights_only:
+        model.save_weights(path, overwrite=True)
+    else:
+        model.save(path, overwrite=True)
+    return True

@@ -87,3 +87,10 @@ class FakeMirrored:
         for copy in self.copies:
             copy.assign(value)
         return self
+
+    # the trackable protocol, as a strategy's variable implements it
+    def _serialize_to_tensors(self):
+        return {"VARIABLE_VALUE": np.asarray(self._checkpoint_value())}
+
+    def _restore_from_tensors(self, tensors):
+        self.assign(tensors["VARIABLE_VALUE"])

@@ -1,4 +1,4 @@
-"""The on-disk format: npz + JSON index, no pickle, atomic writes, clear errors on damage."""
+"""The on-disk format: npz + checksummed JSON index, no pickle, atomic writes, clear errors."""
 
 import json
 import os
@@ -12,6 +12,20 @@ from hypothesis.extra import numpy as hnp
 import simdist as tf
 from simdist import errors, train
 from simdist.checkpoint import format as ckpt_format
+from simdist.checkpoint import integrity
+
+
+def _data(prefix):
+    """The one data file of a checkpoint (its name carries a hash of its content)."""
+    (path,) = ckpt_format.data_files(prefix)
+    return path
+
+
+def _rewrite_index(path, index):
+    """Write an edited index back with a valid checksum (a deliberate, consistent edit)."""
+    index.pop("sha256", None)
+    with open(path + ".index", "wb") as f:
+        f.write(integrity.checked_document(json.dumps(index)))
 
 
 def _saved(tmp_path, name="ck"):
@@ -21,27 +35,30 @@ def _saved(tmp_path, name="ck"):
 
 def test_files_are_an_npz_without_pickle_and_a_json_index(tmp_path):
     path = _saved(tmp_path)
-    with np.load(path + ".npz", allow_pickle=False) as archive:
+    with np.load(_data(path), allow_pickle=False) as archive:
         assert archive.files == ["v0"]
         np.testing.assert_array_equal(archive["v0"], np.arange(6).reshape(2, 3))
     with open(path + ".index", encoding="utf-8") as f:
         index = json.load(f)
     assert index["format"] == "simdist-checkpoint"
-    assert index["format_version"] == 1
+    assert index["format_version"] == 2
     assert index["simdist_version"] == tf.__version__
-    assert index["data_file"] == "ck.npz"
+    with open(_data(path), "rb") as f:
+        data = f.read()
+    assert index["files"] == [integrity.file_entry(os.path.basename(_data(path)), data)]
+    assert index["files"][0]["name"].startswith("ck.data-")
     assert index["values"] == {
         "w/.ATTRIBUTES/VARIABLE_VALUE": {"array": "v0", "dtype": "float32", "shape": [2, 3]}
     }
     assert index["object_graph"] == [
         {"children": {"w": 1}},
-        {"key": "w/.ATTRIBUTES/VARIABLE_VALUE"},
+        {"tensors": {"VARIABLE_VALUE": "w/.ATTRIBUTES/VARIABLE_VALUE"}},
     ]
 
 
 def test_same_state_gives_byte_identical_files(tmp_path):
     a, b = _saved(tmp_path, "a"), _saved(tmp_path, "b")
-    with open(a + ".npz", "rb") as fa, open(b + ".npz", "rb") as fb:
+    with open(_data(a), "rb") as fa, open(_data(b), "rb") as fb:
         assert fa.read() == fb.read()
 
 
@@ -58,15 +75,16 @@ def test_a_directory_instead_of_a_prefix_says_what_to_pass(tmp_path):
 
 def test_missing_data_file_is_not_found(tmp_path):
     path = _saved(tmp_path)
-    os.remove(path + ".npz")
-    with pytest.raises(errors.NotFoundError, match="ck.npz"):
+    os.remove(_data(path))
+    with pytest.raises(errors.NotFoundError, match=r"ck\.data-[0-9a-f]{16}\.npz"):
         train.Checkpoint(w=tf.Variable(np.zeros((2, 3), np.float32))).restore(path)
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty"])
 def test_damaged_data_file_is_data_loss(tmp_path, damage):
     path = _saved(tmp_path)
-    with open(path + ".npz", "rb") as f:
+    data_path = _data(path)
+    with open(data_path, "rb") as f:
         data = bytearray(f.read())
     if damage == "truncate":
         data = data[: len(data) // 2]
@@ -74,10 +92,10 @@ def test_damaged_data_file_is_data_loss(tmp_path, damage):
         data[len(data) // 2] ^= 0xFF
     else:
         data = bytearray()
-    with open(path + ".npz", "wb") as f:
+    with open(data_path, "wb") as f:
         f.write(bytes(data))
     w = tf.Variable(np.zeros((2, 3), np.float32))
-    with pytest.raises(errors.DataLossError, match="ck.npz") as info:
+    with pytest.raises(errors.DataLossError, match=r"ck\.data-[0-9a-f]{16}\.npz") as info:
         train.Checkpoint(w=w).restore(path)
     assert "restore an earlier checkpoint" in str(info.value)
     np.testing.assert_array_equal(w.numpy(), np.zeros((2, 3)))
@@ -100,8 +118,7 @@ def test_index_pointing_outside_its_graph_is_data_loss(tmp_path):
     with open(path + ".index", encoding="utf-8") as f:
         index = json.load(f)
     index["object_graph"][0]["children"]["w"] = 7
-    with open(path + ".index", "w", encoding="utf-8") as f:
-        json.dump(index, f)
+    _rewrite_index(path, index)  # checksum valid: the schema check must catch it
     with pytest.raises(errors.DataLossError, match="bad children"):
         train.Checkpoint(w=tf.Variable(np.zeros((2, 3), np.float32))).restore(path)
 
@@ -172,9 +189,10 @@ def test_interrupted_rewrite_never_leaves_a_mismatched_pair(tmp_path, monkeypatc
     with pytest.raises(OSError):
         ckpt.write(prefix)
     monkeypatch.undo()
-    # The old index was withdrawn before the new data landed: no checkpoint, not a wrong one.
-    with pytest.raises(errors.NotFoundError):
-        train.Checkpoint(v=tf.Variable([0.0])).restore(prefix)
+    # The index rename is the commit: it failed, so the old checkpoint is still whole.
+    restored = tf.Variable([0.0])
+    train.Checkpoint(v=restored).restore(prefix).assert_consumed()
+    np.testing.assert_array_equal(restored.numpy(), [1.0])
 
 
 _DTYPES = st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.bool_, np.uint8])

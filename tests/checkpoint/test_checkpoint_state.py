@@ -1,5 +1,6 @@
 """The ``checkpoint`` state file: TF's text format, relative paths, parse errors."""
 
+import hashlib
 import os
 
 import pytest
@@ -14,11 +15,33 @@ def test_state_file_is_tf_text_format_with_relative_paths(tmp_path):
     ckpt.save(str(tmp_path / "ckpt"))
     ckpt.save(str(tmp_path / "ckpt"))
     with open(tmp_path / "checkpoint", encoding="utf-8") as f:
-        assert f.read() == (
-            'model_checkpoint_path: "ckpt-2"\n'
-            'all_model_checkpoint_paths: "ckpt-1"\n'
-            'all_model_checkpoint_paths: "ckpt-2"\n'
-        )
+        checksum, *fields = f.read().splitlines(keepends=True)
+    assert "".join(fields) == (
+        'model_checkpoint_path: "ckpt-2"\n'
+        'all_model_checkpoint_paths: "ckpt-1"\n'
+        'all_model_checkpoint_paths: "ckpt-2"\n'
+    )
+    # a comment (TF's text-format reader skips it): the SHA-256 of the fields
+    assert checksum == f"# simdist-sha256: {hashlib.sha256(''.join(fields).encode()).hexdigest()}\n"
+
+
+def test_every_changed_byte_or_truncation_of_the_state_file_is_detected(tmp_path):
+    ckpt = train.Checkpoint(v=tf.Variable(1))
+    for _ in range(3):
+        ckpt.save(str(tmp_path / "ckpt"))
+    path = tmp_path / "checkpoint"
+    original = path.read_bytes()
+    damaged = [original[:n] for n in range(len(original))]
+    damaged += [
+        original[:i] + bytes([(original[i] + 1) % 256]) + original[i + 1 :]
+        for i in range(len(original))
+    ]
+    for data in damaged:
+        path.write_bytes(data)
+        with pytest.raises(errors.DataLossError):
+            train.latest_checkpoint(str(tmp_path))
+    path.write_bytes(original)
+    assert train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "ckpt-3")
 
 
 def test_moving_the_directory_keeps_it_readable(tmp_path):

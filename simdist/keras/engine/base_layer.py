@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from simdist.core import dtypes, nest, profile_hook
+from simdist.core import dtypes, nest, profile_hook, trackable
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import math_ops
 from simdist.core.shape import TensorShape, as_shape
@@ -180,6 +180,7 @@ class Layer(AutoTrackable):
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
         if regularizer is not None:
             self._losses.append(lambda: regularizer(variable))
+        trackable.children_changed(self)  # a pending checkpoint restore assigns it now
         return variable
 
     def _weight_path(self, name: str) -> str:

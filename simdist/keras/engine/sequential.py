@@ -111,6 +111,19 @@ class Sequential(Model):
                 outputs = layer(outputs, training=training)
         return outputs
 
+    def _trackable_children(self, skip: tuple[str, ...] = ()) -> dict:
+        """``layer_with_weights-<j>`` (the j-th layer with weights now) and ``layer-<i>`` per
+        layer, as Keras names them, then the model's own weights and tracked attributes.
+        ``layer-<i>`` exists before the model is built: a restore finds unbuilt layers so."""
+        layers = self.layers
+        out: dict = {}
+        for j, layer in enumerate([layer for layer in layers if layer.weights]):
+            out[f"layer_with_weights-{j}"] = layer
+        for i, layer in enumerate(layers):
+            out[f"layer-{i}"] = layer
+        out.update(super()._trackable_children(skip=(*skip, "_stack", "_input_layer")))
+        return out
+
     def compute_output_shape(self, input_shape) -> TensorShape:
         shape = as_shape(input_shape)
         for layer in self._stack:

@@ -9,6 +9,7 @@ order (as ``tf.nest`` does). Variables assigned directly become the object's own
 
 from __future__ import annotations
 
+from simdist.core import trackable
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable
 
@@ -64,8 +65,13 @@ def leaves(value) -> list:
     return out
 
 
-class AutoTrackable:
-    """Records sub-layers and variables as they are assigned to attributes."""
+class AutoTrackable(trackable.Trackable):
+    """Records sub-layers and variables as they are assigned to attributes.
+
+    Its checkpoint children (``simdist.core.trackable``): its own weights by short name
+    (``kernel``), then its tracked attributes by attribute name, in assignment order
+    (attribute names win on clashes).
+    """
 
     _TRACKS = True  # Metric turns this off: its variables are not a model's weights
 
@@ -90,6 +96,9 @@ class AutoTrackable:
                     own = self._trainable_weights if leaf.trainable else self._non_trainable_weights
                     if not any(w is leaf for w in own):
                         own.append(leaf)
+            object.__setattr__(self, name, value)
+            trackable.children_changed(self)  # a pending restore may be waiting for it
+            return
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -121,3 +130,29 @@ class AutoTrackable:
             if recursive:
                 stack.extend(reversed(layer._direct_sublayers()))
         return out
+
+    # --- the trackable protocol (simdist.core.trackable) ---------------------------------
+    def _trackable_children(self, skip: tuple[str, ...] = ()) -> dict:
+        tracked = {
+            n: v for n, v in self._tracked.items() if n not in skip and trackable.is_trackable(v)
+        }
+        tracked_ids = {id(v) for v in tracked.values()}
+        out: dict = {}
+        for weight in self._trainable_weights + self._non_trainable_weights:
+            if id(weight) in tracked_ids or any(w is weight for w in out.values()):
+                continue
+            name = base = _short_name(weight)
+            n = 0
+            while name in out or name in tracked:
+                n += 1
+                name = f"{base}_{n}"
+            out[name] = weight
+        out.update(tracked)
+        return out
+
+
+def _short_name(variable) -> str:
+    name = str(variable.name)
+    if name.endswith(":0"):
+        name = name[:-2]
+    return name.rsplit("/", 1)[-1]

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from simdist.core import dtypes, profile_hook
+from simdist.core import dtypes, profile_hook, trackable
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
@@ -122,7 +122,7 @@ def _update_once(strategy, var, slots: dict, update, grad) -> bool:
     return True
 
 
-class Optimizer:
+class Optimizer(trackable.Trackable):
     """Base class of the Keras optimizers.
 
     Args:
@@ -248,10 +248,28 @@ class Optimizer:
         if slots is None:
             slots = {name: self._create_slot(var, name) for name in self._slot_names()}
             self._slots[var.ref()] = slots
+            trackable.children_changed(self)  # a pending checkpoint restore assigns them
         return slots
 
     def _slot_names(self) -> tuple[str, ...]:
         return self._HAS_SLOTS
+
+    # --- the trackable protocol (simdist.core.trackable) ---------------------------------
+    def _trackable_children(self) -> dict:
+        """``iter`` (``iterations``) and ``learning_rate`` when it is a variable. Slots are
+        not children: each is saved under the variable it belongs to."""
+        out = {"iter": self._iterations}
+        if isinstance(self._learning_rate, Variable):
+            out["learning_rate"] = self._learning_rate
+        return out
+
+    def _trackable_slots(self) -> list:
+        """``(variable, slot name, slot variable)`` for every slot created so far."""
+        return [
+            (ref.deref(), slot_name, slot)
+            for ref, slots in self._slots.items()
+            for slot_name, slot in slots.items()
+        ]
 
     def build(self, var_list) -> None:
         """Create the slots of every variable in ``var_list`` now (before the first step)."""
