@@ -3,7 +3,9 @@
 from simdist.config import experimental as experimental
 from simdist.config.soft_placement import get_soft_device_placement as get_soft_device_placement
 from simdist.config.soft_placement import set_soft_device_placement as set_soft_device_placement
+from simdist.core.function import functions_run_eagerly as experimental_functions_run_eagerly  # noqa: F401
 from simdist.core.function import functions_run_eagerly as functions_run_eagerly
+from simdist.core.function import run_functions_eagerly as experimental_run_functions_eagerly  # noqa: F401
 from simdist.core.function import run_functions_eagerly as run_functions_eagerly
 from simdist.distribute.virtual_devices import LogicalDevice as LogicalDevice
 from simdist.distribute.virtual_devices import (

@@ -5,8 +5,9 @@ guides' examples use 4), set by ``simdist.config.set_virtual_devices(gpus=N)`` o
 ``SIMDIST_VIRTUAL_GPUS`` environment variable (read when first needed). TF's own way is
 honoured too: ``tf.config.set_logical_device_configuration(cpu, [config] * 4)`` (``config``
 a ``LogicalDeviceConfiguration()``) splits a physical device into logical ones
-(``/device:CPU:0`` ... ``CPU:3``), and ``tf.config.set_visible_devices`` hides physical devices; as in TF, both must come before the
-runtime starts (a first tensor, variable or logical-device listing), else ``RuntimeError``.
+(``/device:CPU:0`` ... ``CPU:3``), and ``tf.config.set_visible_devices`` hides physical
+devices; as in TF, both must come before the runtime starts (a first tensor, variable or
+logical-device listing), else ``RuntimeError``.
 
 The configuration is per process. A worker of a virtual cluster (``simdist.sim.launch``) is
 a process of its own: it starts with its host's GPU count, and what it configures stays with
