@@ -183,9 +183,11 @@ class TFConfigClusterResolver(ClusterResolver):
         rpc_layer: overrides ``TF_CONFIG``'s ``rpc_layer``.
         environment: overrides ``TF_CONFIG``'s ``environment``.
 
-    ``cluster_spec()`` validates ``TF_CONFIG`` (malformed JSON, unknown keys or task types,
-    bad addresses, duplicates, several chiefs...) and raises ``ValueError`` saying how to
-    fix it; ``validate(strategy)`` adds a strategy's own rules and checks the task.
+    ``cluster_spec()`` validates ``TF_CONFIG`` (malformed JSON, misspelt keys, unknown task
+    types, duplicates, several chiefs...) and raises ``ValueError`` saying how to fix it; as
+    in TF it accepts placeholder addresses (``"host1:port"``) and ignores keys it does not
+    read (``"job"``). ``validate(strategy)`` adds a strategy's own rules, checks the task,
+    and checks every address, as starting the task's server does.
     """
 
     def __init__(
@@ -201,7 +203,9 @@ class TFConfigClusterResolver(ClusterResolver):
         self._environment = environment
 
     def _config(self) -> TFConfig:
-        return validate_tf_config(load_tf_config(), strategy=None, require_task=False)
+        return validate_tf_config(
+            load_tf_config(), strategy=None, require_task=False, check_addresses=False
+        )
 
     def validate(self, strategy: str | None = "multi_worker") -> TFConfig:
         """Validate ``TF_CONFIG`` with this resolver's overrides, for ``strategy``.
