@@ -203,9 +203,7 @@ class MirroredVariable(DistributedVariable):
                 f"aggregation in replica context. Either change the variable dtype to float or "
                 f"update it in cross-replica context (variable {self.name}, {self.dtype.name})."
             )
-        return self._strategy.extended._host_reduce(
-            ReduceOp.from_variable_aggregation(agg), arrays
-        )
+        return self._strategy.extended._host_reduce(ReduceOp.from_variable_aggregation(agg), arrays)
 
     def _replica_write(self, op: str, value) -> None:
         array = self._array(value, op)
@@ -283,9 +281,7 @@ class SyncOnReadVariable(DistributedVariable):
                     "with `assign` instead."
                 )
             # Integers: TF's truncating division (-7 over 2 replicas is -3 each, not -4).
-            share = (
-                array / array.dtype.type(n) if array.dtype.kind == "f" else np.trunc(array / n)
-            )
+            share = array / array.dtype.type(n) if array.dtype.kind == "f" else np.trunc(array / n)
             for comp in self._components:
                 comp._write(np.asarray(share, array.dtype), read_value=False)
         else:

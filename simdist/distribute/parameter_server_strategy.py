@@ -248,7 +248,7 @@ class ParameterServerStrategy(Strategy):
         from simdist.distribute.input_lib import DistributedDataset
 
         def build():
-            return DistributedDataset(dataset, self._extended.worker_devices, options=options)
+            return DistributedDataset(dataset, self._extended._local_devices(), options=options)
 
         return build() if self._on_worker() else CoordinatorDataset(self, build)
 
@@ -259,7 +259,7 @@ class ParameterServerStrategy(Strategy):
 
         def build():
             return DistributedDatasetsFromFunction(
-                dataset_fn, self._extended.worker_devices, options=options
+                dataset_fn, self._extended._local_devices(), options=options
             )
 
         return build() if self._on_worker() else CoordinatorDataset(self, build)

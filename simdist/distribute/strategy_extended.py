@@ -56,6 +56,10 @@ def _replica_tensors(value, num_replicas: int) -> list[Tensor]:
 class StrategyExtended(abc.ABC):
     """``strategy.extended``: devices and the lower-level cross-replica operations."""
 
+    # True where TF's reduce_to returns a non-distributed value as it is (the default and
+    # one-device strategies: ``get_strategy().reduce("SUM", 1., axis=None)`` is ``1.0``).
+    _passes_plain_values_through = False
+
     def __init__(
         self,
         strategy,
@@ -70,11 +74,18 @@ class StrategyExtended(abc.ABC):
 
     @property
     def worker_devices(self) -> tuple[str, ...]:
+        """The devices the replicas of this worker run on, fully qualified."""
         return self._devices
 
     @property
     def parameter_devices(self) -> tuple[str, ...]:
+        """The devices variables are placed on, fully qualified."""
         return self._parameter_devices
+
+    def _local_devices(self) -> tuple[str, ...]:
+        """The replicas' devices, for simdist's own use (the default strategy has one even
+        though its public ``worker_devices`` raises, as TF's)."""
+        return self.worker_devices
 
     @property
     def _num_replicas_in_sync(self) -> int:
@@ -129,8 +140,11 @@ class StrategyExtended(abc.ABC):
             ValueError: an unknown op, or SUM of a non-distributed value over several replicas.
         """
         op = ReduceOp.from_value(reduce_op)
+        distributed = isinstance(value, (DistributedValues, dv.DistributedVariable))
+        if not distributed and self._passes_plain_values_through:
+            return value  # TF's default and one-device strategies return it unchanged
         devices = self._destination_devices(destinations)
-        if isinstance(value, (DistributedValues, dv.DistributedVariable)):
+        if distributed:
             tensors = _replica_tensors(value, self._num_local_replicas)
             reduced = self._cross_device_ops_impl.reduce_arrays(op, [t._value for t in tensors])
             dtype = None  # MEAN of integers is float (TF's true division)
