@@ -26,9 +26,9 @@ def test_gather_of_a_plain_tensor_returns_it_unchanged():
 def test_default_strategy_has_no_device_lists_as_in_tf():
     extended = tf.distribute.get_strategy().extended
     with pytest.raises(RuntimeError, match="worker_devices\\(\\) method unsupported"):
-        extended.worker_devices
+        _ = extended.worker_devices
     with pytest.raises(RuntimeError, match="parameter_devices\\(\\) method unsupported"):
-        extended.parameter_devices
+        _ = extended.parameter_devices
     assert type(tf.distribute.get_replica_context()).__name__ == "_DefaultReplicaContext"
 
 
