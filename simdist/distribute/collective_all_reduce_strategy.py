@@ -42,7 +42,7 @@ from simdist.distribute.strategy_extended import _initial_value, _replica_tensor
 from simdist.distribute.values import DistributedValues, Mirrored, PerReplica
 from simdist.distribute.virtual_devices import local_devices
 
-__all__ = ["MultiWorkerMirroredStrategy"]
+__all__ = ["MultiWorkerMirroredStrategy", "CollectiveAllReduceStrategy"]
 
 _log = logging.getLogger("simdist")
 
@@ -212,7 +212,7 @@ def _task(resolver) -> tuple[int, int, str, int]:
     )
 
 
-class MultiWorkerMirroredStrategy(Strategy):
+class CollectiveAllReduceStrategy(Strategy):
     """Synchronous training across workers (``tf.distribute.MultiWorkerMirroredStrategy``).
 
     Args:
@@ -241,9 +241,10 @@ class MultiWorkerMirroredStrategy(Strategy):
             raise ValueError(_not_running(num_workers, index, transport))
         _configure_collectives(num_workers)
         kind = "GPU" if local_devices("GPU") else "CPU"
-        count = len(local_devices(kind))
+        # TF takes a worker's GPUs, or else its one CPU (never several logical CPUs)
+        count = len(local_devices(kind)) if kind == "GPU" else 1
         if num_workers == 1:
-            devices = local_devices(kind)
+            devices = local_devices(kind)[:count]
         else:
             devices = tuple(
                 f"/job:{job}/replica:0/task:{task_id}/device:{kind}:{i}" for i in range(count)
@@ -287,6 +288,10 @@ class MultiWorkerMirroredStrategy(Strategy):
             if worker.faults is not None:
                 worker.faults.on_step(self._extended._worker_index, worker.steps)
         return super().run(fn, args, kwargs, options)
+
+
+MultiWorkerMirroredStrategy = CollectiveAllReduceStrategy
+"""TF's public name of ``CollectiveAllReduceStrategy`` (the class's own name in TF too)."""
 
 
 class _ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):

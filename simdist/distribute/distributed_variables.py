@@ -32,6 +32,7 @@ from simdist.core.variables import (
 )
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.reduce_util import ReduceOp
+from simdist.distribute.values import Mirrored
 
 __all__ = ["DistributedVariable", "MirroredVariable", "SyncOnReadVariable", "update_context"]
 
@@ -230,6 +231,11 @@ class MirroredVariable(DistributedVariable):
             else:
                 sign = 1 if op == "assign_add" else -1
                 self._write_all(self._primary._value + sign * array)
+            if read_value:  # TF: the copies' new values, a Mirrored of tensors
+                return Mirrored(
+                    [make_tensor(c._value, c.dtype, c.device) for c in self._components]
+                )
+            return None
         return self if read_value else None
 
 

@@ -31,7 +31,7 @@ from simdist.distribute.strategy import Strategy
 from simdist.distribute.strategy_extended import StrategyExtended
 from simdist.distribute.values import DistributedValues
 
-__all__ = ["ParameterServerStrategy"]
+__all__ = ["ParameterServerStrategy", "ParameterServerStrategyV2"]
 
 _log = logging.getLogger("simdist")
 
@@ -190,7 +190,7 @@ class ParameterServerExtended(StrategyExtended):
         return convert_to_tensor(reduced)
 
 
-class ParameterServerStrategy(Strategy):
+class ParameterServerStrategyV2(Strategy):
     """Asynchronous training with parameter servers (``tf.distribute.experimental``).
 
     ``ParameterServerStrategy(cluster_resolver, variable_partitioner=None)``.
@@ -269,3 +269,7 @@ class ParameterServerStrategy(Strategy):
             f"<ParameterServerStrategy with {self._num_workers} worker(s) and "
             f"{self._num_ps} ps task(s)>"
         )
+
+
+ParameterServerStrategy = ParameterServerStrategyV2
+"""TF's public name of ``ParameterServerStrategyV2`` (the class's own name in TF too)."""

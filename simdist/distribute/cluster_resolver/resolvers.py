@@ -10,6 +10,7 @@ has (``num_accelerators()``, counted from simdist's virtual devices).
 from __future__ import annotations
 
 import abc
+import collections
 from typing import Any
 
 from simdist.distribute import virtual_devices
@@ -35,8 +36,9 @@ def format_master_url(master: str, rpc_layer: str | None = None) -> str:
 
 
 def local_accelerators() -> dict[str, int]:
-    """This (virtual) host's accelerator counts, e.g. ``{"GPU": 4}``; CPUs are not listed."""
-    counts: dict[str, int] = {}
+    """This (virtual) host's accelerator counts, e.g. ``{"GPU": 4}``; CPUs are not listed
+    (a ``defaultdict(int)``, as TF's, so an absent kind reads 0)."""
+    counts: dict[str, int] = collections.defaultdict(int)
     for kind in ("GPU", "TPU"):
         n = len(virtual_devices.list_logical_devices(kind))
         if n:

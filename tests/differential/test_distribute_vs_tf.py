@@ -1,0 +1,17 @@
+"""tf.distribute on simdist against TF 2.21: every snippet's observables agree."""
+
+import pytest
+from harness import check, run_both
+from snippets_distribute import SNIPPETS
+
+pytestmark = pytest.mark.slow  # one TensorFlow subprocess for the module (~10 s)
+
+
+@pytest.fixture(scope="module")
+def both():
+    return run_both(SNIPPETS)
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.id)
+def test_snippet_agrees_with_tensorflow(snippet, both):
+    check(snippet, both)
