@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from simdist.core import nest
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.device import current_device
@@ -51,6 +52,10 @@ def _replica_tensors(value, num_replicas: int) -> list[Tensor]:
             f"{num_replicas} replicas; distribute values with this strategy."
         )
     return tensors * num_replicas if len(tensors) == 1 else tensors
+
+
+def _read_if_variable(value):
+    return convert_to_tensor(value) if isinstance(value, Variable) else value
 
 
 class StrategyExtended(abc.ABC):
@@ -206,7 +211,10 @@ class StrategyExtended(abc.ABC):
         for i, comp in enumerate(var.values):
             with device_scope(comp.device), dv.update_context(i):
                 results.append(fn(comp, *select_replica(i, args), **select_replica(i, kwargs)))
-        return regroup(results, Mirrored) if group else tuple(results)
+        if not group:
+            return tuple(results)
+        # TF: with group=True the copies' new values come back as tensors, not variables
+        return regroup(nest.map_structure(_read_if_variable, results), Mirrored)
 
     def _update_non_distributed(self, var, fn, args, kwargs):
         raise ValueError(
@@ -218,9 +226,19 @@ class StrategyExtended(abc.ABC):
     def variable_created_in_scope(self, v) -> bool:
         return isinstance(v, dv.DistributedVariable) and v._strategy is self._container_strategy
 
-    @contextlib.contextmanager
     def colocate_vars_with(self, colocate_with_variable):
-        yield
+        """A scope in which new variables are placed with ``colocate_with_variable`` (every
+        simdist copy already sits on its replica's device, so it changes no placement).
+
+        Raises:
+            RuntimeError: not inside this strategy's ``scope()``, as in TF.
+        """
+        stack = state.strategy_stack
+        if not stack or stack[-1] is not self._container_strategy:
+            raise RuntimeError(
+                f'Need to be inside "with strategy.scope()" for {self._container_strategy!r}'
+            )
+        return contextlib.nullcontext()
 
     # --- variable creation ---------------------------------------------------------------
     def _create_variable(self, next_creator: Callable, **kwargs):

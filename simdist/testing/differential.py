@@ -1,7 +1,9 @@
 """The differential harness: the same snippet on simdist and on real TensorFlow, compared.
 
 A :class:`Snippet` is Python source that uses ``tf`` and calls ``observe(label, value)`` for
-everything it wants compared. :func:`run_simdist` runs snippets here, each in a fresh
+everything it wants compared (``observe(label, lambda: ...)`` calls it and observes what it
+returns or raises); ``mirrored(devices)`` gives a MirroredStrategy (on TF one object per
+device list and process, see :func:`_execute`). :func:`run_simdist` runs snippets here, each in a fresh
 runtime (:func:`~simdist.testing.runtime.fresh_runtime`) on a host with :data:`CPUS`
 logical CPUs and no GPU; :func:`run_tensorflow` runs them in **one** TensorFlow subprocess
 (tf_keras, ``TF_USE_LEGACY_KERAS=1``), configured the same way with
@@ -284,8 +286,21 @@ def _configure_devices(tf: Any) -> None:
     )
 
 
-def _execute(tf: Any, snippet_id: str, code: str) -> dict:
+def _execute(tf: Any, snippet_id: str, code: str, strategies: dict | None = None) -> dict:
+    """Run one snippet; ``strategies`` caches ``mirrored(devices)`` across snippets (TF)."""
     observed: dict[str, Any] = {}
+
+    def mirrored(devices: Sequence[str] = ("CPU:0", "CPU:1"), **kwargs: Any) -> Any:
+        """A MirroredStrategy over ``devices``. On TF, one object per device list for the
+        whole process: TF's MirroredStrategy objects over the same devices share collective
+        group and instance keys, so a second object's collectives collide with the first's
+        and abort the process's collective executor (TF 2.21, logical CPUs)."""
+        if strategies is None or kwargs:
+            return tf.distribute.MirroredStrategy(list(devices), **kwargs)
+        key = tuple(devices)
+        if key not in strategies:
+            strategies[key] = tf.distribute.MirroredStrategy(list(devices))
+        return strategies[key]
 
     def observe(label: str, value: Any) -> None:
         if label in observed:
@@ -300,7 +315,7 @@ def _execute(tf: Any, snippet_id: str, code: str) -> dict:
     try:
         exec(
             compile(textwrap.dedent(code), f"<snippet {snippet_id}>", "exec"),  # noqa: S102
-            {"tf": tf, "observe": observe, "__name__": "__snippet__"},
+            {"tf": tf, "observe": observe, "mirrored": mirrored, "__name__": "__snippet__"},
         )
     except Exception as exc:  # noqa: BLE001 - an uncaught error is observed as "raised"
         observed["raised"] = describe(exc)
@@ -364,9 +379,10 @@ def _tensorflow_main(read: Callable[[], str] = sys.stdin.read) -> None:
     _configure_devices(tf)
     snippets = json.loads(read())
     results = {}
+    strategies: dict = {}
     for snippet in snippets:
         tf.keras.backend.clear_session()
-        results[snippet["id"]] = _execute(tf, snippet["id"], snippet["code"])
+        results[snippet["id"]] = _execute(tf, snippet["id"], snippet["code"], strategies)
     sys.stdout.write("\n@@RESULTS@@\n" + json.dumps(results))
 
 

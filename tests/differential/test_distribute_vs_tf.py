@@ -1,7 +1,7 @@
 """tf.distribute on simdist against TF 2.21: every snippet's observables agree."""
 
 import pytest
-from harness import check, run_both
+from differential_harness import check, run_both
 from snippets_distribute import SNIPPETS
 
 pytestmark = pytest.mark.slow  # one TensorFlow subprocess for the module (~10 s)
