@@ -3,8 +3,8 @@
 A :class:`Snippet` is Python source that uses ``tf`` and calls ``observe(label, value)`` for
 everything it wants compared (``observe(label, lambda: ...)`` calls it and observes what it
 returns or raises); ``mirrored(devices)`` gives a MirroredStrategy (on TF one object per
-device list and process, see :func:`_execute`). :func:`run_simdist` runs snippets here, each in a fresh
-runtime (:func:`~simdist.testing.runtime.fresh_runtime`) on a host with :data:`CPUS`
+device list and process, see :func:`_execute`). :func:`run_simdist` runs snippets here,
+each in a fresh runtime (:func:`~simdist.testing.runtime.fresh_runtime`) on a host with :data:`CPUS`
 logical CPUs and no GPU; :func:`run_tensorflow` runs them in **one** TensorFlow subprocess
 (tf_keras, ``TF_USE_LEGACY_KERAS=1``), configured the same way with
 ``tf.config.set_logical_device_configuration``, which TF allows once per process. Each
