@@ -21,8 +21,7 @@ def _pyproject() -> dict:
 def test_every_package_folder_is_listed_in_pyproject():
     listed = set(_pyproject()["tool"]["setuptools"]["packages"])
     found = {
-        ".".join(p.parent.relative_to(ROOT).parts)
-        for p in (ROOT / "simdist").rglob("__init__.py")
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "simdist").rglob("__init__.py")
     }
     found.add("simdist_reference")
     assert found == listed, f"missing: {sorted(found - listed)}, stale: {sorted(listed - found)}"
@@ -34,8 +33,20 @@ def test_runtime_dependency_is_numpy_only():
 
 
 def test_reference_imports_numpy_only():
-    allowed = {"numpy", "__future__", "dataclasses", "enum", "itertools", "math", "typing",
-               "collections", "functools", "json", "fnmatch", "simdist_reference"}
+    allowed = {
+        "numpy",
+        "__future__",
+        "dataclasses",
+        "enum",
+        "itertools",
+        "math",
+        "typing",
+        "collections",
+        "functools",
+        "json",
+        "fnmatch",
+        "simdist_reference",
+    }
     for path in (ROOT / "reference").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):

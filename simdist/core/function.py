@@ -156,7 +156,6 @@ class Function:
             state.function_depth -= 1
 
     def _check_signature(self, args, kwargs) -> tuple:
-        from simdist.core.convert import convert_to_tensor
 
         sig = self._input_signature
         if kwargs or len(args) != len(sig):
@@ -167,6 +166,10 @@ class Function:
             )
         checked = []
         for i, (arg, spec) in enumerate(zip(args, sig, strict=True)):
+            if isinstance(spec, TensorSpec) and not isinstance(arg, dict):
+                # a leaf spec takes any value convertible to one tensor (a list, as TF)
+                checked.append(self._fit_tensor(arg, spec, i))
+                continue
             try:
                 nest.assert_same_structure(spec, arg, check_types=False)
             except (TypeError, ValueError) as exc:
@@ -178,17 +181,28 @@ class Function:
             def fit(value, s, i=i):
                 if not isinstance(s, TensorSpec):  # a composite spec (PerReplicaSpec)
                     return s._fit_value(value, lambda v, c: fit(v, c))
-                t = convert_to_tensor(value, dtype_hint=s.dtype)
-                if not s.is_compatible_with(t):
-                    raise InputSignatureError(
-                        f"Python inputs incompatible with input_signature: argument {i} of "
-                        f"{self.__name__} is a tensor with shape={t.shape}, dtype={t.dtype.name} "
-                        f"but the signature expects {s}."
-                    )
-                return t
+                return self._fit_tensor(value, s, i)
 
             checked.append(nest.map_structure(fit, arg, spec))
         return tuple(checked)
+
+    def _fit_tensor(self, value, spec: TensorSpec, index: int) -> Tensor:
+        """``value`` as a tensor that ``spec`` accepts.
+
+        Raises:
+            InputSignatureError: its dtype or shape does not fit (TF's words first).
+        """
+        from simdist.core.convert import convert_to_tensor
+
+        t = convert_to_tensor(value, dtype_hint=spec.dtype)
+        if not spec.is_compatible_with(t):
+            raise InputSignatureError(
+                "Binding inputs to tf.function failed due to `Can not cast "
+                f"{TensorSpec(t.shape, t.dtype)} to {spec}`. Python inputs incompatible with "
+                f"input_signature: argument {index} of {self.__name__} is a tensor with "
+                f"shape={t.shape}, dtype={t.dtype.name} but the signature expects {spec}."
+            )
+        return t
 
     def _trace_key(self, args, kwargs):
         def key(value):
@@ -213,9 +227,9 @@ class Function:
 
 def _refuse_variable_creation(next_creator, **kwargs):
     raise ValueError(
-        "tf.function only supports singleton tf.Variables created on the first call. Make "
-        "sure the tf.Variable is only created once or created outside tf.function (TF traces "
-        "the first call, and a later call that creates a variable is refused)."
+        "Creating variables on a non-first call to a function decorated with tf.function. "
+        "tf.function only supports singleton tf.Variables created on the first call: create "
+        "the tf.Variable once (e.g. `if self.v is None:`) or outside the function."
     )
 
 

@@ -299,11 +299,11 @@ def set_visible_devices(devices, device_type: str | None = None) -> None:
     for kind in kinds:
         for device in _physical(host, kind):
             (hidden.discard if device in wanted else hidden.add)(device)
-    if any(d.device_type == "CPU" for d in hidden):
-        raise ValueError("CPU device cannot be hidden: TF needs the CPU; keep it visible.")
     if hidden == host.hidden:
         return
     _refuse_after_start("Visible devices")
+    if any(d.device_type == "CPU" for d in hidden):
+        raise ValueError("CPU device cannot be hidden: TF needs the CPU; keep it visible.")
     host.hidden.clear()
     host.hidden.update(hidden)
 

@@ -280,7 +280,8 @@ def compare(snippet: Snippet, ours: dict, theirs: dict) -> list[str]:
 
 def _configure_devices(tf: Any) -> None:
     cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_visible_devices([], "GPU")
+    if hasattr(tf.config, "set_virtual_devices"):  # simdist: a host without GPUs, as TF's here
+        tf.config.set_virtual_devices(gpus=0, tpus=0)
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(CPUS)]
     )

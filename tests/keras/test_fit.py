@@ -88,8 +88,9 @@ def _custom_loop(strategy, epochs, batch_size, lr=0.05):
     return model
 
 
-@pytest.mark.parametrize("kind,n", [("default", 1), ("one", 1), ("mirrored", 1), ("mirrored", 2),
-                                    ("mirrored", 4)])
+@pytest.mark.parametrize(
+    "kind,n", [("default", 1), ("one", 1), ("mirrored", 1), ("mirrored", 2), ("mirrored", 4)]
+)
 def test_fit_matches_custom_loop(kind, n):
     strategy = _strategy(kind, n)
     model = _model(strategy)
@@ -157,8 +158,9 @@ def test_verbose_formats(capsys):
     model.fit(X, Y, batch_size=16, epochs=2, verbose=2)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Epoch 1/2"
-    assert re.match(r"^3/3 - \d+s - loss: \d+\.\d{4} - \d+m?s/epoch - \d+(ms|us|s)/step$",
-                    lines[1]), lines[1]
+    assert re.match(
+        r"^3/3 - \d+s - loss: \d+\.\d{4} - \d+m?s/epoch - \d+(ms|us|s)/step$", lines[1]
+    ), lines[1]
     model.fit(X, Y, batch_size=16, epochs=1, verbose=1)
     out = capsys.readouterr().out
     assert "Epoch" not in out
