@@ -376,4 +376,29 @@ SNIPPETS = [
         observe("var", v)
         """,
     ),
+    S(
+        "more_names",
+        MS
+        + """\
+        observe("replica_context_cls", isinstance(
+            strategy.run(lambda: tf.distribute.get_replica_context()).values[0] if False else
+            tf.distribute.get_replica_context(), tf.distribute.ReplicaContext))
+        def in_replica():
+            return isinstance(tf.distribute.get_replica_context(), tf.distribute.ReplicaContext)
+        observe("in_replica", strategy.experimental_local_results(strategy.run(in_replica)))
+        spec = tf.train.ClusterSpec({"worker": ["a:1"], "chief": ["c:1"]})
+        observe("spec", spec.as_dict())
+        observe("cluster_def", repr(spec.as_cluster_def()))
+        observe("mwms_experimental", tf.distribute.experimental.MultiWorkerMirroredStrategy.__name__)
+        it = iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(4).batch(2)))
+        observe("next_method", strategy.experimental_local_results(it.next()))
+        """,
+        differs={
+            "cluster_def": "TF returns its ClusterDef protocol buffer; simdist, which needs NumPy "
+            "alone, a plain dict of the same jobs and tasks",
+            "mwms_experimental": "TF's experimental MultiWorkerMirroredStrategy is another class "
+            "also named CollectiveAllReduceStrategy; simdist's is a private subclass "
+            "(_ExperimentalMultiWorkerMirroredStrategy) of the one CollectiveAllReduceStrategy",
+        },
+    ),
 ]

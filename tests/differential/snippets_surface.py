@@ -37,6 +37,12 @@ SNIPPETS = [
                             tf.config.experimental.list_physical_devices is tf.config.list_physical_devices))
         observe("experimental_logical", tf.config.experimental.list_logical_devices("CPU"))
         observe("experimental_virtual", tf.config.experimental.get_virtual_device_configuration(cpu))
+        observe("experimental_set_virtual", tf.config.experimental.set_virtual_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(4)]))
+        observe("experimental_visible", tf.config.experimental.get_visible_devices("CPU"))
+        observe("experimental_set_visible", tf.config.experimental.set_visible_devices(
+            tf.config.list_physical_devices("CPU"), "CPU"))
+        observe("growth_get_cpu", lambda: tf.config.experimental.get_memory_growth(cpu))
         """,
         phrases={
             "change_after_start": ("cannot be modified after being initialized",),
@@ -45,6 +51,10 @@ SNIPPETS = [
             "unknown_device": ("Unrecognized device",),
             "string_device": ("Unrecognized device",),
             "growth_cpu": ("memory growth",),
+        },
+        differs={
+            "growth_get_cpu": "TF's get_memory_growth of a device it keeps no growth setting for "
+            "fails with a bare KeyError from its internal dict; simdist answers False",
         },
     ),
     S(
@@ -65,6 +75,12 @@ SNIPPETS = [
         observe("inside_graph", inside())
         observe("tf32", tf.config.experimental.tensor_float_32_execution_enabled())
         observe("determinism", tf.config.experimental.enable_op_determinism())
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        observe("tf32_off", tf.config.experimental.tensor_float_32_execution_enabled())
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+        tf.config.experimental_run_functions_eagerly(True)
+        observe("experimental_eager", tf.config.experimental_functions_run_eagerly())
+        tf.config.experimental_run_functions_eagerly(False)
         """,
     ),
     S(
