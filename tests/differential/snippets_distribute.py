@@ -401,4 +401,28 @@ SNIPPETS = [
             "(_ExperimentalMultiWorkerMirroredStrategy) of the one CollectiveAllReduceStrategy",
         },
     ),
+    S(
+        "server_and_set_strategy",
+        """
+        spec = tf.train.ClusterSpec({"worker": ["localhost:23001", "localhost:23002"], "ps": ["localhost:23003"]})
+        observe("bad_job", lambda: tf.distribute.Server(spec, job_name="chief", task_index=0, start=False))
+        observe("no_job", lambda: tf.distribute.Server(spec, start=False))
+        observe("ps_cls", tf.distribute.ParameterServerStrategy.__name__)
+        observe("ps_same", tf.distribute.ParameterServerStrategy is tf.distribute.experimental.ParameterServerStrategy)
+        s = mirrored()
+        tf.distribute.experimental_set_strategy(s)
+        observe("set", tf.distribute.get_strategy() is s)
+        observe("has", tf.distribute.has_strategy())
+        tf.distribute.experimental_set_strategy(None)
+        observe("cleared", tf.distribute.has_strategy())
+        with s.scope():
+            observe("inside_scope", lambda: tf.distribute.experimental_set_strategy(s))
+        observe("after", tf.distribute.has_strategy())
+        """,
+        phrases={"inside_scope": ("Must not be called inside",)},
+        differs={
+            "bad_job": "TF fails inside its C++ server with InternalError; simdist checks "
+            "the job first and raises ValueError naming the cluster's jobs"
+        },
+    ),
 ]

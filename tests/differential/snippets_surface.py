@@ -223,4 +223,59 @@ SNIPPETS = [
         observe("unbatched", lambda: [strategy.experimental_local_results(b) for b in strategy.experimental_distribute_dataset(ds)])
         """,
     ),
+    S(
+        "io.gfile",
+        """
+        import tempfile
+        root = tempfile.mkdtemp()
+        d = tf.io.gfile.join(root, "a", "b")
+        observe("exists_before", tf.io.gfile.exists(d))
+        tf.io.gfile.makedirs(d)
+        tf.io.gfile.makedirs(d)
+        observe("isdir", tf.io.gfile.isdir(d))
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "x.txt"), "w") as f:
+            f.write("one\\ntwo\\n")
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "x.txt")) as f:
+            observe("read", f.read())
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "x.txt")) as f:
+            observe("lines", f.readlines())
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "y.bin"), "wb") as f:
+            f.write(b"ab")
+        observe("size", tf.io.gfile.GFile(tf.io.gfile.join(d, "y.bin"), "rb").size())
+        observe("stat", (tf.io.gfile.stat(tf.io.gfile.join(d, "y.bin")).length,
+                         tf.io.gfile.stat(d).is_directory))
+        observe("listdir", sorted(tf.io.gfile.listdir(d)))  # TF: file-system order; simdist sorts
+        observe("glob", [p[len(root):] for p in tf.io.gfile.glob(tf.io.gfile.join(d, "*.txt"))])
+        observe("glob_none", tf.io.gfile.glob(tf.io.gfile.join(d, "*.none")))
+        tf.io.gfile.copy(tf.io.gfile.join(d, "x.txt"), tf.io.gfile.join(d, "z.txt"))
+        observe("copy_exists", lambda: tf.io.gfile.copy(tf.io.gfile.join(d, "x.txt"), tf.io.gfile.join(d, "z.txt")))
+        tf.io.gfile.copy(tf.io.gfile.join(d, "x.txt"), tf.io.gfile.join(d, "z.txt"), overwrite=True)
+        tf.io.gfile.rename(tf.io.gfile.join(d, "z.txt"), tf.io.gfile.join(d, "w.txt"))
+        observe("renamed", sorted(tf.io.gfile.listdir(d)))
+        tf.io.gfile.remove(tf.io.gfile.join(d, "w.txt"))
+        observe("walk", [(p[len(root):], sorted(s), sorted(f)) for p, s, f in tf.io.gfile.walk(root)])
+        observe("mkdir_exists", lambda: tf.io.gfile.mkdir(d))
+        observe("read_missing", lambda: tf.io.gfile.GFile(tf.io.gfile.join(root, "missing")).read())
+        observe("remove_missing", lambda: tf.io.gfile.remove(tf.io.gfile.join(root, "missing")))
+        observe("listdir_missing", lambda: tf.io.gfile.listdir(tf.io.gfile.join(root, "missing")))
+        observe("stat_missing", lambda: tf.io.gfile.stat(tf.io.gfile.join(root, "missing")))
+        tf.io.gfile.rmtree(tf.io.gfile.join(root, "a"))
+        observe("gone", tf.io.gfile.exists(d))
+        observe("rmtree_missing", lambda: tf.io.gfile.rmtree(tf.io.gfile.join(root, "a")))
+        """,
+    ),
+    S(
+        "compat.v1",
+        """
+        config = tf.compat.v1.ConfigProto()
+        observe("defaults", (config.inter_op_parallelism_threads, config.intra_op_parallelism_threads,
+                             config.allow_soft_placement, config.log_device_placement))
+        config.inter_op_parallelism_threads = 3
+        config.gpu_options.allow_growth = True
+        observe("set", (config.inter_op_parallelism_threads, config.gpu_options.allow_growth))
+        observe("kw", tf.compat.v1.ConfigProto(allow_soft_placement=True).allow_soft_placement)
+        observe("eager", tf.compat.v1.executing_eagerly())
+        observe("levels", (tf.compat.v1.logging.INFO, tf.compat.v1.logging.WARN, tf.compat.v1.logging.ERROR))
+        """,
+    ),
 ]
