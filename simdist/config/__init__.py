@@ -7,6 +7,9 @@ from simdist.core.function import functions_run_eagerly as experimental_function
 from simdist.core.function import functions_run_eagerly as functions_run_eagerly
 from simdist.core.function import run_functions_eagerly as experimental_run_functions_eagerly  # noqa: F401
 from simdist.core.function import run_functions_eagerly as run_functions_eagerly
+from simdist.distribute.tpu_initialization import (
+    experimental_connect_to_cluster as experimental_connect_to_cluster,
+)
 from simdist.distribute.virtual_devices import LogicalDevice as LogicalDevice
 from simdist.distribute.virtual_devices import (
     LogicalDeviceConfiguration as LogicalDeviceConfiguration,
@@ -23,4 +26,3 @@ from simdist.distribute.virtual_devices import (
 )
 from simdist.distribute.virtual_devices import set_virtual_devices as set_virtual_devices
 from simdist.distribute.virtual_devices import set_visible_devices as set_visible_devices
-from simdist.tpu import experimental_connect_to_cluster as experimental_connect_to_cluster

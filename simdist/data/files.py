@@ -162,3 +162,4 @@ class TextLineDataset(Dataset):
                 out = np.empty((), dtype=object)
                 out[()] = line
                 yield out
+

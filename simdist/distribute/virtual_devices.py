@@ -17,10 +17,10 @@ it (it never leaks into the launching process or the other workers).
 from __future__ import annotations
 
 import dataclasses
-import os
 import weakref
 from typing import NamedTuple
 
+from simdist import settings
 from simdist.backends.worker_context import current_worker
 from simdist.core import context as core_context
 from simdist.core.context import ProcessState, mark_runtime_started, process_state
@@ -43,8 +43,8 @@ __all__ = [
     "resolve_device",
 ]
 
-DEFAULT_GPUS = 4
-_ENV = "SIMDIST_VIRTUAL_GPUS"
+DEFAULT_GPUS = settings.Settings().virtual_gpus  # a host's GPUs unless told otherwise
+_ENV = settings.env_name("virtual_gpus")
 _KINDS = ("CPU", "GPU", "TPU")
 
 
@@ -89,7 +89,7 @@ class _Host:
     memory_growth: dict[PhysicalDevice, bool] = dataclasses.field(default_factory=dict)
 
 
-_counts: dict[str, int] | None = None  # the launching process's physical devices
+_counts: dict[str, int] | None = None  # the launching process: set_virtual_devices, or None
 _main_logical: dict = {}
 _main_hidden: set = set()
 _main_growth: dict = {}
@@ -97,25 +97,11 @@ _other_hosts: weakref.WeakKeyDictionary[ProcessState, _Host] = weakref.WeakKeyDi
 
 
 def _from_env() -> dict[str, int]:
-    raw = os.environ.get(_ENV)
-    gpus = DEFAULT_GPUS
-    if raw is not None:
-        try:
-            gpus = int(raw)
-        except ValueError:
-            raise ValueError(
-                f"{_ENV}={raw!r} is not an integer; set it to a GPU count such as 4."
-            ) from None
-        if gpus < 0:
-            raise ValueError(f"{_ENV}={raw!r} must be >= 0.")
-    return {"CPU": 1, "GPU": gpus, "TPU": 0}
+    return {"CPU": 1, "GPU": settings.get().virtual_gpus, "TPU": 0}
 
 
 def _main_counts() -> dict[str, int]:
-    global _counts
-    if _counts is None:
-        _counts = _from_env()
-    return _counts
+    return _from_env() if _counts is None else _counts  # set_virtual_devices, else settings
 
 
 def _host() -> _Host:

@@ -225,7 +225,7 @@ class GFile:
         self.mode = mode
         binary = "b" in mode
         try:
-            self._file = open(  # noqa: SIM115 - closed by close() / __exit__
+            self._file = open(
                 self.name, mode, **({} if binary else {"encoding": "utf-8"})
             )
         except FileNotFoundError:

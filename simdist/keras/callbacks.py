@@ -114,10 +114,8 @@ class EarlyStopping(Callback):
             self.model.stop_training = True
             if self.restore_best_weights and self.best_weights is not None:
                 if self.verbose > 0:
-                    print(
-                        "Restoring model weights from the end of the best epoch: "
-                        f"{self.best_epoch + 1}."
-                    )
+                    print("Restoring model weights from the end of the best epoch: "
+                          f"{self.best_epoch + 1}.")
                 self.model.set_weights(self.best_weights)
 
     def on_train_end(self, logs=None):
@@ -155,12 +153,13 @@ class LearningRateScheduler(Callback):
         if hasattr(lr, "numpy"):
             lr = np.asarray(lr.numpy())
         if not isinstance(lr, (float, int, np.floating, np.integer, np.ndarray)):
-            raise ValueError(f'The output of the "schedule" function should be float. Got: {lr!r}')
+            raise ValueError(
+                f'The output of the "schedule" function should be float. Got: {lr!r}'
+            )
         variable.assign(float(lr))
         if self.verbose > 0:
-            print(
-                f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {float(lr)}."
-            )
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
+                  f"{float(lr)}.")
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
@@ -183,11 +182,11 @@ class CSVLogger(Callback):
         self._writer = None
 
     def on_train_begin(self, logs=None):
-        has_content = (
-            self.append and os.path.exists(self.filename) and (os.path.getsize(self.filename) > 0)
+        has_content = self.append and os.path.exists(self.filename) and (
+            os.path.getsize(self.filename) > 0
         )
         self._append_header = not has_content
-        self._file = open(self.filename, "a" if self.append else "w", newline="")  # noqa: SIM115
+        self._file = open(self.filename, "a" if self.append else "w", newline="")
         self._writer = None
         self.keys = None
 

@@ -315,7 +315,7 @@ def _execute(tf: Any, snippet_id: str, code: str, strategies: dict | None = None
 
     try:
         exec(
-            compile(textwrap.dedent(code), f"<snippet {snippet_id}>", "exec"),  # noqa: S102
+            compile(textwrap.dedent(code), f"<snippet {snippet_id}>", "exec"),
             {"tf": tf, "observe": observe, "mirrored": mirrored, "__name__": "__snippet__"},
         )
     except Exception as exc:  # noqa: BLE001 - an uncaught error is observed as "raised"

@@ -125,10 +125,8 @@ class DataHandler:
         else:
             if x is None:
                 raise ValueError("Expected input data `x`, got None.")
-            parts = (
-                [x]
-                + ([y] if y is not None else [])
-                + ([sample_weight] if sample_weight is not None else [])
+            parts = [x] + ([y] if y is not None else []) + (
+                [sample_weight] if sample_weight is not None else []
             )
             self._arrays = nest.map_structure(_as_array, tuple(parts))
             lengths = {a.shape[0] for a in nest.flatten(self._arrays) if a.ndim}
