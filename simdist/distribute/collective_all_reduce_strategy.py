@@ -50,6 +50,8 @@ _log = logging.getLogger("simdist")
 class CollectiveAllReduceExtended(MirroredExtended):
     """``strategy.extended`` of a multi-worker strategy: this worker's devices, all replicas."""
 
+    _plain_value_is_local_replica = True
+
     def __init__(self, strategy, devices, transport, options: CommunicationOptions, resolver):
         self._transport = transport
         self._options = options

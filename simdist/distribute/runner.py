@@ -123,6 +123,7 @@ _THREAD_LOCALS = (
     ("simdist.backends.worker_context", "_local"),
     ("simdist.distribute.cluster_resolver.tf_config", "_local"),
     ("simdist.sim.worker_environ", "_local"),
+    ("simdist.distribute.set_strategy", "_local"),
 )
 
 

@@ -212,7 +212,9 @@ class Strategy:
     def gather(self, value, axis: int):
         """Concatenate the replicas' values along ``axis`` on the host (replica order).
 
-        A value that is not distributed (a plain tensor) is returned unchanged, as in TF.
+        A value that is not distributed (a plain tensor) is returned unchanged, as in TF,
+        except on a multi-worker strategy, where it is the one local replica's value and is
+        gathered over the workers.
 
         Raises:
             InvalidArgumentError: rank-0 components or shapes that differ off ``axis``.
@@ -221,7 +223,8 @@ class Strategy:
         self._require_cross_replica("gather")
 
         def gather_one(v):
-            if not isinstance(v, (DistributedValues, dv.DistributedVariable)):
+            plain = not isinstance(v, (DistributedValues, dv.DistributedVariable))
+            if plain and not self._extended._plain_value_is_local_replica:
                 return v
             tensors = _replica_tensors(v, self._extended._num_local_replicas)
             arrays = self._extended._host_gather([t._value for t in tensors])

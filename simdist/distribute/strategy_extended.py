@@ -64,6 +64,8 @@ class StrategyExtended(abc.ABC):
     # True where TF's reduce_to returns a non-distributed value as it is (the default and
     # one-device strategies: ``get_strategy().reduce("SUM", 1., axis=None)`` is ``1.0``).
     _passes_plain_values_through = False
+    # True where a plain value stands for this worker's one replica (multi-worker strategies)
+    _plain_value_is_local_replica = False
 
     def __init__(
         self,
