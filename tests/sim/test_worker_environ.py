@@ -79,3 +79,14 @@ def test_other_threads_and_variables_go_to_the_real_environment(monkeypatch):
     assert real["NEW"] == "1"
     del view["NEW"]
     assert "NEW" not in real and "NEW" not in view
+
+
+def test_simdist_launch_runs_a_tutorial_main_py(tmp_path, capsys, monkeypatch):
+    from simdist.cli import main as cli_main
+
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    script = tmp_path / "main.py"
+    script.write_text(MAIN_PY + 'print("task", task, "of", num_workers)\n')
+    assert cli_main(["launch", "--workers", "2", "--devices-per-worker", "1", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "task ('worker', 0) of 2" in out and "task ('worker', 1) of 2" in out

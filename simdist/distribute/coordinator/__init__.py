@@ -6,3 +6,6 @@ from simdist.distribute.coordinator.cluster_coordinator import (
 )
 from simdist.distribute.coordinator.remote_value import PerWorkerValues as PerWorkerValues
 from simdist.distribute.coordinator.remote_value import RemoteValue as RemoteValue
+from simdist.distribute.coordinator.remote_value import (  # noqa: F401 - TF's newer name
+    PerWorkerValues as PerWorkerValue,
+)
