@@ -358,6 +358,7 @@ SNIPPETS = [
         observe("coordinator", tf.distribute.experimental.coordinator.ClusterCoordinator.__name__)
         observe("coordinator_values", tf.distribute.experimental.coordinator.PerWorkerValues.__name__)
         observe("remote_value", tf.distribute.experimental.coordinator.RemoteValue.__name__)
+        observe("per_worker_value", tf.distribute.coordinator.PerWorkerValue.__name__)
         observe("tpu_resolver", tf.distribute.cluster_resolver.TPUClusterResolver.__name__)
         """,
     ),

@@ -1,15 +1,10 @@
 """tf.distribute on simdist against TF 2.21: every snippet's observables agree."""
 
 import pytest
-from differential_harness import check, run_both
+from differential_harness import check
 from snippets_distribute import SNIPPETS
 
-pytestmark = pytest.mark.slow  # one TensorFlow subprocess for the module (~10 s)
-
-
-@pytest.fixture(scope="module")
-def both():
-    return run_both(SNIPPETS)
+pytestmark = pytest.mark.slow  # the session's one TensorFlow subprocess (conftest.py)
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.id)
