@@ -426,4 +426,46 @@ SNIPPETS = [
             "the job first and raises ValueError naming the cluster's jobs"
         },
     ),
+    S(
+        "tutorial.distributed_input",
+        MS
+        + """\
+        global_batch_size = 16
+        dataset = tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat(100).batch(global_batch_size)
+        dist_dataset = strategy.experimental_distribute_dataset(dataset)
+        @tf.function
+        def train_step(inputs):
+            features, labels = inputs
+            return labels - 0.3 * features
+        losses = [strategy.run(train_step, args=(x,)) for x in dist_dataset]
+        observe("steps", len(losses))
+        observe("last", strategy.experimental_local_results(losses[-1]))
+        def dataset_fn(input_context):
+            batch_size = input_context.get_per_replica_batch_size(global_batch_size)
+            d = tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat(64).batch(16)
+            d = d.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
+            d = d.batch(batch_size)
+            return d.prefetch(2)
+        from_fn = strategy.distribute_datasets_from_function(dataset_fn)
+        first = next(iter(from_fn))
+        observe("from_fn_shapes", [tuple(t[0].shape) for t in strategy.experimental_local_results(first)])
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+        off = strategy.experimental_distribute_dataset(dataset.with_options(options))
+        observe("off_first", [tuple(t[0].shape) for t in strategy.experimental_local_results(next(iter(off)))])
+        steps_per_loop = 5
+        it = iter(strategy.experimental_distribute_dataset(
+            tf.data.Dataset.range(11).map(lambda x: tf.cast(x, tf.float32)).batch(4)))
+        seen = []
+        def train_fn(distributed_iterator):  # eager: AutoGraph cannot read exec'd source
+            for _ in tf.range(steps_per_loop):
+                optional_data = distributed_iterator.get_next_as_optional()
+                if not optional_data.has_value():
+                    break
+                per_replica = strategy.run(lambda x: x * 2.0, args=(optional_data.get_value(),))
+                seen.append(strategy.experimental_local_results(per_replica))
+        train_fn(it)
+        observe("loop", seen)
+        """,
+    ),
 ]
