@@ -31,6 +31,26 @@ def test_the_parameter_server_tutorials_in_process_cluster():
     with strategy.scope():
         v = tf.Variable(1.0)
     assert v.device.startswith("/job:ps/replica:0/task:0")
+    # the tutorial's custom loop on that cluster
+    coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+
+    def dataset_fn():
+        return tf.data.Dataset.from_tensor_slices(tf.ones([8, 1])).repeat().batch(2)
+
+    iterator = iter(coordinator.create_per_worker_dataset(dataset_fn))
+
+    @tf.function
+    def step(it):
+        def replica(x):
+            v.assign_add(tf.reduce_sum(x))
+            return tf.reduce_sum(x)
+
+        return strategy.run(replica, args=(next(it),))
+
+    results = [coordinator.schedule(step, args=(iterator,)) for _ in range(3)]
+    coordinator.join()
+    assert [float(r.fetch()) for r in results] == [2.0, 2.0, 2.0]
+    assert float(v.numpy()) == 7.0
     with pytest.raises(RuntimeError, match="would block forever"):
         ps.join()
 
