@@ -21,7 +21,7 @@ NOT_COMPARED = {
     "tf.distribute.TPUStrategy": "needs a TPU (TF has no simulated one); class name compared",
     "tf.distribute.experimental.TPUStrategy": "needs a TPU",
     "tf.distribute.RunOptions": None,  # compared
-    # several processes: the TF_CONFIG multi-process launch (issue 17's transport)
+    # several processes: the TF_CONFIG multi-process launch
     "tf.distribute.experimental.ParameterServerStrategy": "needs ps and worker servers; "
     "simdist's in-process cluster is compared by the parameter-server tests",
     "tf.distribute.experimental.coordinator.ClusterCoordinator": "needs a parameter-server "

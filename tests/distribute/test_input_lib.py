@@ -134,7 +134,7 @@ def test_static_per_replica_spec_when_divisible_and_dropped():
 def test_unbatched_scalars_are_refused_and_unbatched_vectors_split_as_in_tf(caplog):
     with pytest.raises(ValueError, match="Call the `batch` method"):
         DistributedDataset(tf.data.Dataset.range(8), GPUS[:2])
-    # issue 16: TF 2.21 splits each [4] vector across the replicas; so does simdist, warning
+    # TF 2.21 splits each [4] vector across the replicas; so does simdist, with a warning
     vectors = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32).reshape(2, 4))
     with caplog.at_level("WARNING", logger="simdist"):
         dist = DistributedDataset(vectors, GPUS[:2])

@@ -39,7 +39,7 @@ def test_one_device_strategy_keeps_plain_variables_on_its_device():
 
 def test_central_storage_keeps_one_copy_on_the_parameter_device():
     strategy = tf.distribute.experimental.CentralStorageStrategy(["GPU:0", "GPU:1"])
-    # TF names the default parameter device "/device:CPU:0" (issue 16: not fully qualified)
+    # TF names the default parameter device "/device:CPU:0" (not fully qualified)
     assert strategy.extended.parameter_devices == ("/device:CPU:0",)
     with strategy.scope():
         v = tf.Variable(1.0, aggregation=tf.VariableAggregation.MEAN)
