@@ -37,6 +37,8 @@ SNIPPETS = [
                             tf.config.experimental.list_physical_devices is tf.config.list_physical_devices))
         observe("experimental_logical", tf.config.experimental.list_logical_devices("CPU"))
         observe("experimental_virtual", tf.config.experimental.get_virtual_device_configuration(cpu))
+        observe("lower_case", tf.config.list_logical_devices("cpu"))
+        observe("unknown_type", lambda: tf.config.list_physical_devices("XPU"))
         observe("experimental_set_virtual", tf.config.experimental.set_virtual_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(4)]))
         observe("experimental_visible", tf.config.experimental.get_visible_devices("CPU"))
@@ -53,6 +55,10 @@ SNIPPETS = [
             "growth_cpu": ("memory growth",),
         },
         differs={
+            "lower_case": "TF matches device types case-sensitively and lists nothing for "
+            "'cpu'; simdist reads 'cpu' as 'CPU'",
+            "unknown_type": "TF lists nothing for an unknown device type; simdist raises "
+            "ValueError naming CPU, GPU and TPU, so that a typo ('GUP') is not read as 'none'",
             "growth_get_cpu": "TF's get_memory_growth of a device it keeps no growth setting for "
             "fails with a bare KeyError from its internal dict; simdist answers False",
         },
