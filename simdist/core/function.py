@@ -156,7 +156,6 @@ class Function:
             state.function_depth -= 1
 
     def _check_signature(self, args, kwargs) -> tuple:
-
         sig = self._input_signature
         if kwargs or len(args) != len(sig):
             raise InputSignatureError(
