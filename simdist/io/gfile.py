@@ -225,9 +225,7 @@ class GFile:
         self.mode = mode
         binary = "b" in mode
         try:
-            self._file = open(
-                self.name, mode, **({} if binary else {"encoding": "utf-8"})
-            )
+            self._file = open(self.name, mode, **({} if binary else {"encoding": "utf-8"}))
         except FileNotFoundError:
             raise _not_found(self.name) from None
         except PermissionError:
