@@ -370,6 +370,8 @@ SNIPPETS = [
         observe("type", type(s.cluster_resolver).__name__)
         observe("resolver", (s.cluster_resolver.task_type, s.cluster_resolver.task_id))
         observe("devices", s.extended.worker_devices)
+        observe("should", (s.extended.experimental_should_init, s.extended.should_checkpoint,
+                           s.extended.should_save_summary))
         pr = s.run(lambda: tf.constant(2.0))
         observe("sum", s.reduce("SUM", pr, axis=None))
         with s.scope():

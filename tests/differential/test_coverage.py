@@ -13,6 +13,7 @@ from snippets_distribute import SNIPPETS as DISTRIBUTE
 from snippets_surface import SNIPPETS as SURFACE
 
 import simdist as tf
+from simdist.distribute.collective_all_reduce_strategy import CollectiveAllReduceExtended
 
 SOURCE = "\n".join(s.code for s in DISTRIBUTE + SURFACE)
 
@@ -88,9 +89,14 @@ CLASSES = {
     "ClusterSpec": tf.train.ClusterSpec,
     "SimpleClusterResolver": tf.distribute.cluster_resolver.SimpleClusterResolver,
     "TFConfigClusterResolver": tf.distribute.cluster_resolver.TFConfigClusterResolver,
+    "DistributedValues": tf.distribute.DistributedValues,
+    "MultiWorkerMirroredStrategy.extended": CollectiveAllReduceExtended,
+    "TPUStrategy": tf.distribute.TPUStrategy,
 }
 MEMBERS_NOT_COMPARED = {
     ("TFConfigClusterResolver", "validate"): "simdist's own: TF_CONFIG checked for a strategy",
+    ("TPUStrategy", "experimental_assign_to_logical_device"): "needs a TPU",
+    ("TPUStrategy", "experimental_replicate_to_logical_devices"): "needs a TPU",
 }
 MEMBERS = [
     (c, m)
