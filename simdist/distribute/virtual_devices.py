@@ -21,10 +21,10 @@ import weakref
 from typing import NamedTuple
 
 from simdist import settings
-from simdist.backends.worker_context import current_worker
 from simdist.core import context as core_context
 from simdist.core.context import ProcessState, mark_runtime_started, process_state
 from simdist.core.device import DeviceSpec, canonical_name
+from simdist.distribute.worker_context import current_worker
 
 __all__ = [
     "PhysicalDevice",

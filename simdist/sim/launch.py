@@ -34,11 +34,11 @@ from typing import Any
 from simdist import settings
 from simdist.backends.base import WorkerFailedError
 from simdist.backends.inprocess import InProcessTransport
-from simdist.backends.worker_context import WorkerContext, set_worker
 from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.faults import FaultPlan, WorkerKilled
+from simdist.distribute.worker_context import WorkerContext, set_worker
 from simdist.sim.worker_environ import set_worker_variables, worker_environ
 
 __all__ = ["launch", "launch_script", "cluster_tasks"]
