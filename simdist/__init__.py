@@ -6,10 +6,12 @@ This module is the TF-shaped face: it only re-exports. The implementation lives 
 collectives, costs, profiles) gather under ``simdist.sim``.
 """
 
+from simdist import compat as compat
 from simdist import config as config
 from simdist import data as data
 from simdist import distribute as distribute
 from simdist import errors as errors
+from simdist import io as io
 from simdist import keras as keras
 from simdist import linalg as linalg
 from simdist import math as math

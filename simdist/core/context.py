@@ -20,6 +20,7 @@ class _ThreadState(threading.local):
         self.variable_creators: list = []  # variable_creator_scope stack, innermost last
         self.strategy_stack: list = []  # entered strategy scopes, innermost last
         self.replica_context = None  # set on replica threads while strategy.run runs fn
+        self.process = None  # a ProcessState of this thread's own (a fresh runtime), or None
 
 
 state = _ThreadState()
@@ -53,7 +54,10 @@ worker_state_hook = None
 
 
 def process_state() -> ProcessState:
-    """This process's state (a virtual cluster's worker: that worker's)."""
+    """This process's state (a virtual cluster's worker: that worker's; a thread given a
+    fresh runtime of its own by ``simdist.testing.fresh_runtime``: that one)."""
+    if state.process is not None:
+        return state.process
     if worker_state_hook is not None:
         own = worker_state_hook()
         if own is not None:

@@ -28,6 +28,8 @@ __all__ = [
     "Variable",
     "VariableSynchronization",
     "VariableAggregation",
+    "VariableAggregationV2",
+    "ResourceVariable",
     "variable_creator_scope",
 ]
 
@@ -41,13 +43,19 @@ class VariableSynchronization(enum.Enum):
     ON_READ = 3
 
 
-class VariableAggregation(enum.Enum):
-    """How per-replica updates (or per-replica values, for ON_READ) combine."""
+class VariableAggregationV2(enum.Enum):
+    """How per-replica updates (or per-replica values, for ON_READ) combine.
+
+    ``tf.VariableAggregation`` (TF's own class behind that name is ``VariableAggregationV2``,
+    so reprs read ``<VariableAggregationV2.SUM: 1>`` in both)."""
 
     NONE = 0
     SUM = 1
     MEAN = 2
     ONLY_FIRST_REPLICA = 3
+
+
+VariableAggregation = VariableAggregationV2
 
 
 @contextlib.contextmanager
@@ -83,8 +91,9 @@ _INIT_PARAMS = (
 
 class _VariableMeta(type):
     def __call__(cls, *args, **kwargs):
+        concrete = ResourceVariable if cls is Variable else cls  # TF: tf.Variable(...) makes one
         if cls is not Variable or not state.variable_creators:
-            return super().__call__(*args, **kwargs)
+            return type.__call__(concrete, *args, **kwargs)
         if len(args) > len(_INIT_PARAMS):
             raise TypeError(f"Variable takes at most {len(_INIT_PARAMS)} positional arguments.")
         kwargs.update(zip(_INIT_PARAMS, args, strict=False))  # args may be fewer
@@ -92,7 +101,7 @@ class _VariableMeta(type):
         kwargs = {**_creator_defaults(), **kwargs}
 
         def make(**kw):
-            return super(_VariableMeta, cls).__call__(**kw)
+            return type.__call__(concrete, **kw)
 
         creator = make
         for outer_to_inner in state.variable_creators:
@@ -349,6 +358,11 @@ class Variable(Trackable, metaclass=_VariableMeta):
 
 def _identity_vjp(dy):
     return dy
+
+
+class ResourceVariable(Variable):
+    """What ``tf.Variable(...)`` makes, as in TF (``type(v).__name__ == "ResourceVariable"``);
+    ``isinstance(v, tf.Variable)`` holds."""
 
 
 class _VariableHandle:

@@ -24,8 +24,13 @@ from simdist.distribute.input_lib import DistributedDataset as DistributedDatase
 from simdist.distribute.input_lib import DistributedIterator as DistributedIterator
 from simdist.distribute.mirrored_strategy import MirroredStrategy as MirroredStrategy
 from simdist.distribute.one_device_strategy import OneDeviceStrategy as OneDeviceStrategy
+from simdist.distribute.parameter_server_strategy import (
+    ParameterServerStrategy as ParameterServerStrategy,
+)
 from simdist.distribute.reduce_util import ReduceOp as ReduceOp
 from simdist.distribute.runner import CollectiveMismatchError as CollectiveMismatchError
+from simdist.distribute.server import Server as Server
+from simdist.distribute.set_strategy import experimental_set_strategy as experimental_set_strategy
 from simdist.distribute.strategy import Strategy as Strategy
 from simdist.distribute.strategy import StrategyExtended as StrategyExtended
 from simdist.distribute.tpu_strategy import RunOptions as RunOptions

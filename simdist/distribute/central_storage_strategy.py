@@ -17,6 +17,23 @@ __all__ = ["CentralStorageStrategy"]
 class CentralStorageExtended(StrategyExtended):
     """One copy of each variable on the parameter device; replicas read and update it."""
 
+    _parameter_device_name: str | None = None  # as TF shows it, when it differs
+
+    @property
+    def worker_devices(self) -> list[str]:
+        """The compute devices (a list, as TF's central storage gives them)."""
+        return list(self._devices)
+
+    @property
+    def parameter_devices(self) -> tuple[str, ...]:
+        """The parameter device as TF names it (``("/device:CPU:0",)`` by default)."""
+        if self._parameter_device_name is not None:
+            return (self._parameter_device_name,)
+        return self._parameter_devices
+
+    def _local_devices(self) -> tuple[str, ...]:
+        return self._devices
+
     def _create_distributed(self, next_creator, **kwargs):
         name = kwargs.get("name") or "Variable"
         sync = dv.check_synchronization(
@@ -49,9 +66,12 @@ class CentralStorageStrategy(Strategy):
 
     def __init__(self, compute_devices=None, parameter_device: str | None = None) -> None:
         devices = _resolve_devices(compute_devices)
+        shown = "/device:CPU:0" if parameter_device is None and len(devices) > 1 else None
         if parameter_device is None:
             parameter_device = "CPU:0" if len(devices) > 1 else devices[0]
         params = (resolve_device(parameter_device),)
-        super().__init__(
-            CentralStorageExtended(self, devices, ReductionToOneDevice(), parameter_devices=params)
+        extended = CentralStorageExtended(
+            self, devices, ReductionToOneDevice(), parameter_devices=params
         )
+        extended._parameter_device_name = shown
+        super().__init__(extended)

@@ -43,13 +43,15 @@ from simdist.distribute.values import DistributedValues, Mirrored, PerReplica
 from simdist.distribute.virtual_devices import local_devices
 from simdist.distribute.worker_context import current_worker
 
-__all__ = ["MultiWorkerMirroredStrategy"]
+__all__ = ["MultiWorkerMirroredStrategy", "CollectiveAllReduceStrategy"]
 
 _log = logging.getLogger("simdist")
 
 
 class CollectiveAllReduceExtended(MirroredExtended):
     """``strategy.extended`` of a multi-worker strategy: this worker's devices, all replicas."""
+
+    _plain_value_is_local_replica = True
 
     def __init__(self, strategy, devices, transport, options: CommunicationOptions, resolver):
         self._transport = transport
@@ -215,7 +217,7 @@ def _task(resolver) -> tuple[int, int, str, int]:
     )
 
 
-class MultiWorkerMirroredStrategy(Strategy):
+class CollectiveAllReduceStrategy(Strategy):
     """Synchronous training across workers (``tf.distribute.MultiWorkerMirroredStrategy``).
 
     Args:
@@ -244,9 +246,10 @@ class MultiWorkerMirroredStrategy(Strategy):
             raise ValueError(_not_running(num_workers, index, transport))
         _configure_collectives(num_workers)
         kind = "GPU" if local_devices("GPU") else "CPU"
-        count = len(local_devices(kind))
+        # TF takes a worker's GPUs, or else its one CPU (never several logical CPUs)
+        count = len(local_devices(kind)) if kind == "GPU" else 1
         if num_workers == 1:
-            devices = local_devices(kind)
+            devices = local_devices(kind)[:count]
         else:
             devices = tuple(
                 f"/job:{job}/replica:0/task:{task_id}/device:{kind}:{i}" for i in range(count)
@@ -316,6 +319,10 @@ class MultiWorkerMirroredStrategy(Strategy):
         )
         if hasattr(exc, "add_note") and note not in (notes or ()):
             exc.add_note(note)
+
+
+MultiWorkerMirroredStrategy = CollectiveAllReduceStrategy
+"""TF's public name of ``CollectiveAllReduceStrategy`` (the class's own name in TF too)."""
 
 
 class _ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):

@@ -12,8 +12,21 @@ __all__ = ["default_strategy"]
 
 
 class _DefaultExtended(StrategyExtended):
+    _passes_plain_values_through = True
+
     @property
     def worker_devices(self) -> tuple[str, ...]:
+        """Raises RuntimeError, as TF's default strategy does."""
+        raise RuntimeError("worker_devices() method unsupported by default tf.distribute.Strategy.")
+
+    @property
+    def parameter_devices(self) -> tuple[str, ...]:
+        """Raises RuntimeError, as TF's default strategy does."""
+        raise RuntimeError(
+            "parameter_devices() method unsupported by default tf.distribute.Strategy."
+        )
+
+    def _local_devices(self) -> tuple[str, ...]:
         return (current_device(),)
 
     def _create_distributed(self, next_creator, **kwargs):
@@ -29,6 +42,10 @@ class _DefaultExtended(StrategyExtended):
         return True
 
 
+class _DefaultReplicaContext(ReplicaContext):
+    """The replica context outside any strategy (TF's class of the same name)."""
+
+
 class _DefaultDistributionStrategy(Strategy):
     """A singleton: one replica on the current device; ``run`` just calls the function."""
 
@@ -38,7 +55,7 @@ class _DefaultDistributionStrategy(Strategy):
                 self, ("/job:localhost/replica:0/task:0/device:CPU:0",), ReductionToOneDevice()
             )
         )
-        self._default_replica_context = ReplicaContext(self, 0, runner=None)
+        self._default_replica_context = _DefaultReplicaContext(self, 0, runner=None)
 
     def scope(self):
         import contextlib

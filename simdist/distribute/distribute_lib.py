@@ -100,7 +100,7 @@ class ReplicaContext:
 
     @property
     def devices(self) -> tuple[str, ...]:
-        return (self._strategy.extended.worker_devices[self._replica_id],)
+        return (self._strategy.extended._local_devices()[self._replica_id],)
 
     def __repr__(self) -> str:
         return (

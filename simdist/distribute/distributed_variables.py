@@ -32,6 +32,7 @@ from simdist.core.variables import (
 )
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.reduce_util import ReduceOp
+from simdist.distribute.values import Mirrored
 
 __all__ = ["DistributedVariable", "MirroredVariable", "SyncOnReadVariable", "update_context"]
 
@@ -203,9 +204,7 @@ class MirroredVariable(DistributedVariable):
                 f"aggregation in replica context. Either change the variable dtype to float or "
                 f"update it in cross-replica context (variable {self.name}, {self.dtype.name})."
             )
-        return self._strategy.extended._host_reduce(
-            ReduceOp.from_variable_aggregation(agg), arrays
-        )
+        return self._strategy.extended._host_reduce(ReduceOp.from_variable_aggregation(agg), arrays)
 
     def _replica_write(self, op: str, value) -> None:
         array = self._array(value, op)
@@ -232,6 +231,11 @@ class MirroredVariable(DistributedVariable):
             else:
                 sign = 1 if op == "assign_add" else -1
                 self._write_all(self._primary._value + sign * array)
+            if read_value:  # TF: the copies' new values, a Mirrored of tensors
+                return Mirrored(
+                    [make_tensor(c._value, c.dtype, c.device) for c in self._components]
+                )
+            return None
         return self if read_value else None
 
 
@@ -283,9 +287,7 @@ class SyncOnReadVariable(DistributedVariable):
                     "with `assign` instead."
                 )
             # Integers: TF's truncating division (-7 over 2 replicas is -3 each, not -4).
-            share = (
-                array / array.dtype.type(n) if array.dtype.kind == "f" else np.trunc(array / n)
-            )
+            share = array / array.dtype.type(n) if array.dtype.kind == "f" else np.trunc(array / n)
             for comp in self._components:
                 comp._write(np.asarray(share, array.dtype), read_value=False)
         else:

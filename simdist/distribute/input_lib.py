@@ -41,6 +41,7 @@ from simdist.core import nest
 from simdist.core.context import state
 from simdist.core.device import canonical_name
 from simdist.core.device import device as device_scope
+from simdist.core.function import InputSignatureError
 from simdist.core.tensor_spec import TensorSpec
 from simdist.core.trackable import Trackable
 from simdist.data import structure
@@ -88,6 +89,29 @@ class PerReplicaSpec:
 
     def __repr__(self) -> str:
         return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
+
+    def _fit_value(self, value: Any, fit: Callable[[Any, Any], Any]) -> PerReplica:
+        """``tf.function(input_signature=[dist_dataset.element_spec])``: check that ``value``
+        is a ``PerReplica`` with one component per spec, each fitted by ``fit(component,
+        spec)``; returns the fitted ``PerReplica``.
+
+        Raises:
+            InputSignatureError: not a ``PerReplica``, or another number of components.
+        """
+        if not isinstance(value, PerReplica):
+            raise InputSignatureError(
+                f"Python inputs incompatible with input_signature: {self!r} expects a "
+                f"PerReplica value (an element of the distributed dataset), got "
+                f"{type(value).__name__}."
+            )
+        if len(value.values) != len(self._value_specs):
+            raise InputSignatureError(
+                f"Python inputs incompatible with input_signature: {self!r} has "
+                f"{len(self._value_specs)} replicas, the value {len(value.values)}."
+            )
+        return PerReplica(
+            [fit(v, spec) for v, spec in zip(value.values, self._value_specs, strict=True)]
+        )
 
 
 def pack_per_replica(values: list, always_wrap: bool) -> Any:

@@ -45,6 +45,8 @@ class MirroredExtended(StrategyExtended):
         components = []
         for i, device in enumerate(self._devices):
             component_kwargs = dict(kwargs, initial_value=initial)
+            if sync is VariableSynchronization.AUTO:  # TF: mirrored means ON_WRITE
+                component_kwargs["synchronization"] = VariableSynchronization.ON_WRITE
             component_kwargs["name"] = name if i == 0 else f"{name}/replica_{i}"
             with device_scope(device):
                 components.append(next_creator(**component_kwargs))

@@ -16,6 +16,8 @@ __all__ = ["OneDeviceStrategy"]
 class OneDeviceExtended(StrategyExtended):
     """Variables are plain variables on the one device; the strategy remembers which."""
 
+    _passes_plain_values_through = True
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._created = weakref.WeakValueDictionary()  # id -> variable made in scope
@@ -52,5 +54,5 @@ class OneDeviceStrategy(Strategy):
         from simdist.distribute.input_lib import distribute_values_from_function
 
         return distribute_values_from_function(
-            value_fn, self._extended.worker_devices, always_wrap=False
+            value_fn, self._extended._local_devices(), always_wrap=False
         )

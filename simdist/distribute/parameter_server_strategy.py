@@ -31,7 +31,7 @@ from simdist.distribute.strategy import Strategy
 from simdist.distribute.strategy_extended import StrategyExtended
 from simdist.distribute.values import DistributedValues
 
-__all__ = ["ParameterServerStrategy"]
+__all__ = ["ParameterServerStrategy", "ParameterServerStrategyV2"]
 
 _log = logging.getLogger("simdist")
 
@@ -190,7 +190,7 @@ class ParameterServerExtended(StrategyExtended):
         return convert_to_tensor(reduced)
 
 
-class ParameterServerStrategy(Strategy):
+class ParameterServerStrategyV2(Strategy):
     """Asynchronous training with parameter servers (``tf.distribute.experimental``).
 
     ``ParameterServerStrategy(cluster_resolver, variable_partitioner=None)``.
@@ -248,7 +248,7 @@ class ParameterServerStrategy(Strategy):
         from simdist.distribute.input_lib import DistributedDataset
 
         def build():
-            return DistributedDataset(dataset, self._extended.worker_devices, options=options)
+            return DistributedDataset(dataset, self._extended._local_devices(), options=options)
 
         return build() if self._on_worker() else CoordinatorDataset(self, build)
 
@@ -259,7 +259,7 @@ class ParameterServerStrategy(Strategy):
 
         def build():
             return DistributedDatasetsFromFunction(
-                dataset_fn, self._extended.worker_devices, options=options
+                dataset_fn, self._extended._local_devices(), options=options
             )
 
         return build() if self._on_worker() else CoordinatorDataset(self, build)
@@ -269,3 +269,7 @@ class ParameterServerStrategy(Strategy):
             f"<ParameterServerStrategy with {self._num_workers} worker(s) and "
             f"{self._num_ps} ps task(s)>"
         )
+
+
+ParameterServerStrategy = ParameterServerStrategyV2
+"""TF's public name of ``ParameterServerStrategyV2`` (the class's own name in TF too)."""

@@ -34,6 +34,7 @@ distribution therefore splits each batch.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,6 +48,8 @@ from simdist.data import batching, functional, shuffle, structure, transforms
 from simdist.data.dataset import Dataset
 from simdist.data.options import AutoShardPolicy
 from simdist.distribute import auto_shard
+
+_log = logging.getLogger("simdist")
 
 __all__ = [
     "RebatchPlan",
@@ -141,31 +144,36 @@ def _nodes(dataset: Dataset) -> Iterator[Dataset]:
 
 
 def check_batched(dataset: Dataset, num_replicas_in_sync: int) -> None:
-    """Fail loudly when ``dataset`` is not a dataset of global batches.
+    """Refuse what TF refuses, and warn where TF would split something that may not be a batch.
 
-    TF splits the leading dimension of whatever it is given (and fails only on scalars);
-    simdist also refuses a pipeline with no ``batch``/``padded_batch`` at all, where the
-    leading dimension is almost never the batch the user meant.
+    TF splits the leading dimension of whatever it is given and fails only on scalars;
+    simdist does the same. A pipeline with no ``batch``/``padded_batch`` step at all (vectors
+    from a generator or ``from_tensor_slices``) is split too, as in TF 2.21, with a warning:
+    its leading dimension is often not the batch the user meant.
 
     Raises:
-        ValueError: a component is a scalar, or no node of the pipeline batches.
+        ValueError: a component of the elements is a scalar (nothing to split).
     """
     specs = nest.flatten(dataset.element_spec)
     scalars = [i for i, s in enumerate(specs) if s.shape.rank == 0]
-    batched = any(isinstance(node, _BATCH_NODES) for node in _nodes(dataset))
-    if scalars or not batched:
-        why = (
-            f"component(s) {scalars} of its elements are scalars"
-            if scalars
-            else "its pipeline has no `batch` or `padded_batch` step"
-        )
+    if scalars:
         raise ValueError(
             "Call the `batch` method on the input Dataset in order to be able to split your "
-            f"input across {num_replicas_in_sync} replicas: {why}. Batch it with the global "
-            "batch size first (dataset.batch(global_batch_size)); each replica then gets "
-            "its share of every global batch. If the elements already are batches (built "
-            "with from_tensors or a generator), use strategy.distribute_datasets_from_function"
-            ", which hands elements to replicas as they are."
+            f"input across {num_replicas_in_sync} replicas: component(s) {scalars} of its "
+            "elements are scalars. Batch it with the global batch size first "
+            "(dataset.batch(global_batch_size)); each replica then gets its share of every "
+            "global batch. If the elements already are batches (built with from_tensors or a "
+            "generator), use strategy.distribute_datasets_from_function, which hands elements "
+            "to replicas as they are."
+        )
+    if not any(isinstance(node, _BATCH_NODES) for node in _nodes(dataset)):
+        _log.warning(
+            "The dataset distributed over %d replicas has no `batch` or `padded_batch` step: "
+            "the leading dimension of each element (shapes %s) is split across the replicas, "
+            "as TF does. If that dimension is not a batch, batch the dataset with the global "
+            "batch size first.",
+            num_replicas_in_sync,
+            [tuple(s.shape) if s.shape.rank is not None else None for s in specs],
         )
 
 

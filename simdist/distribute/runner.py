@@ -127,6 +127,8 @@ _THREAD_LOCALS = (
     ("simdist.distribute.runner", "_local"),
     ("simdist.distribute.worker_context", "_local"),
     ("simdist.distribute.cluster_resolver.tf_config", "_local"),
+    ("simdist.sim.worker_environ", "_local"),
+    ("simdist.distribute.set_strategy", "_local"),
 )
 
 

@@ -144,7 +144,7 @@ class Strategy:
 
     def _enter_replica(self, replica_id: int, runner, caller) -> Callable[[], None]:
         function_depth, creators, host_random = caller
-        state.device_stack = [self._extended.worker_devices[replica_id]]
+        state.device_stack = [self._extended._local_devices()[replica_id]]
         state.strategy_stack = [self]
         state.replica_context = ReplicaContext(self, replica_id, runner)
         state.function_depth = function_depth
@@ -212,6 +212,10 @@ class Strategy:
     def gather(self, value, axis: int):
         """Concatenate the replicas' values along ``axis`` on the host (replica order).
 
+        A value that is not distributed (a plain tensor) is returned unchanged, as in TF,
+        except on a multi-worker strategy, where it is the one local replica's value and is
+        gathered over the workers.
+
         Raises:
             InvalidArgumentError: rank-0 components or shapes that differ off ``axis``.
             RuntimeError: called inside a replica function.
@@ -219,6 +223,9 @@ class Strategy:
         self._require_cross_replica("gather")
 
         def gather_one(v):
+            plain = not isinstance(v, (DistributedValues, dv.DistributedVariable))
+            if plain and not self._extended._plain_value_is_local_replica:
+                return v
             tensors = _replica_tensors(v, self._extended._num_local_replicas)
             arrays = self._extended._host_gather([t._value for t in tensors])
             return make_tensor(concat_components(arrays, axis), tensors[0].dtype, DEFAULT_DEVICE)
@@ -245,7 +252,7 @@ class Strategy:
         num_workers, worker_index, reducer = self._extended._input_workers()
         return DistributedDataset(
             dataset,
-            self._extended.worker_devices,
+            self._extended._local_devices(),
             options=options,
             num_workers=num_workers,
             worker_index=worker_index,
@@ -258,7 +265,7 @@ class Strategy:
         num_workers, worker_index, reducer = self._extended._input_workers()
         return DistributedDatasetsFromFunction(
             dataset_fn,
-            self._extended.worker_devices,
+            self._extended._local_devices(),
             options=options,
             num_workers=num_workers,
             worker_index=worker_index,
@@ -270,7 +277,7 @@ class Strategy:
 
         num_workers, worker_index, _ = self._extended._input_workers()
         return distribute_values_from_function(
-            value_fn, self._extended.worker_devices, num_workers, worker_index
+            value_fn, self._extended._local_devices(), num_workers, worker_index
         )
 
     def __repr__(self) -> str:

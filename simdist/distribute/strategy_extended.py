@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from simdist.core import nest
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.device import current_device
@@ -53,8 +54,18 @@ def _replica_tensors(value, num_replicas: int) -> list[Tensor]:
     return tensors * num_replicas if len(tensors) == 1 else tensors
 
 
+def _read_if_variable(value):
+    return convert_to_tensor(value) if isinstance(value, Variable) else value
+
+
 class StrategyExtended(abc.ABC):
     """``strategy.extended``: devices and the lower-level cross-replica operations."""
+
+    # True where TF's reduce_to returns a non-distributed value as it is (the default and
+    # one-device strategies: ``get_strategy().reduce("SUM", 1., axis=None)`` is ``1.0``).
+    _passes_plain_values_through = False
+    # True where a plain value stands for this worker's one replica (multi-worker strategies)
+    _plain_value_is_local_replica = False
 
     def __init__(
         self,
@@ -70,11 +81,18 @@ class StrategyExtended(abc.ABC):
 
     @property
     def worker_devices(self) -> tuple[str, ...]:
+        """The devices the replicas of this worker run on, fully qualified."""
         return self._devices
 
     @property
     def parameter_devices(self) -> tuple[str, ...]:
+        """The devices variables are placed on, fully qualified."""
         return self._parameter_devices
+
+    def _local_devices(self) -> tuple[str, ...]:
+        """The replicas' devices, for simdist's own use (the default strategy has one even
+        though its public ``worker_devices`` raises, as TF's)."""
+        return self.worker_devices
 
     @property
     def _num_replicas_in_sync(self) -> int:
@@ -129,8 +147,11 @@ class StrategyExtended(abc.ABC):
             ValueError: an unknown op, or SUM of a non-distributed value over several replicas.
         """
         op = ReduceOp.from_value(reduce_op)
+        distributed = isinstance(value, (DistributedValues, dv.DistributedVariable))
+        if not distributed and self._passes_plain_values_through:
+            return value  # TF's default and one-device strategies return it unchanged
         devices = self._destination_devices(destinations)
-        if isinstance(value, (DistributedValues, dv.DistributedVariable)):
+        if distributed:
             tensors = _replica_tensors(value, self._num_local_replicas)
             reduced = self._cross_device_ops_impl.reduce_arrays(op, [t._value for t in tensors])
             dtype = None  # MEAN of integers is float (TF's true division)
@@ -192,7 +213,10 @@ class StrategyExtended(abc.ABC):
         for i, comp in enumerate(var.values):
             with device_scope(comp.device), dv.update_context(i):
                 results.append(fn(comp, *select_replica(i, args), **select_replica(i, kwargs)))
-        return regroup(results, Mirrored) if group else tuple(results)
+        if not group:
+            return tuple(results)
+        # TF: with group=True the copies' new values come back as tensors, not variables
+        return regroup(nest.map_structure(_read_if_variable, results), Mirrored)
 
     def _update_non_distributed(self, var, fn, args, kwargs):
         raise ValueError(
@@ -204,9 +228,19 @@ class StrategyExtended(abc.ABC):
     def variable_created_in_scope(self, v) -> bool:
         return isinstance(v, dv.DistributedVariable) and v._strategy is self._container_strategy
 
-    @contextlib.contextmanager
     def colocate_vars_with(self, colocate_with_variable):
-        yield
+        """A scope in which new variables are placed with ``colocate_with_variable`` (every
+        simdist copy already sits on its replica's device, so it changes no placement).
+
+        Raises:
+            RuntimeError: not inside this strategy's ``scope()``, as in TF.
+        """
+        stack = state.strategy_stack
+        if not stack or stack[-1] is not self._container_strategy:
+            raise RuntimeError(
+                f'Need to be inside "with strategy.scope()" for {self._container_strategy!r}'
+            )
+        return contextlib.nullcontext()
 
     # --- variable creation ---------------------------------------------------------------
     def _create_variable(self, next_creator: Callable, **kwargs):

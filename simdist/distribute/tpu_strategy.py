@@ -49,7 +49,7 @@ from simdist.distribute.strategy import Strategy
 from simdist.distribute.strategy_extended import _replica_tensors
 from simdist.distribute.values import DistributedValues
 
-__all__ = ["TPUStrategy", "TPUStrategyV1Alias", "TPUExtended", "RunOptions"]
+__all__ = ["TPUStrategy", "TPUStrategyV2", "TPUStrategyV1Alias", "TPUExtended", "RunOptions"]
 
 _log = logging.getLogger("simdist")
 
@@ -229,7 +229,7 @@ def _check_inputs(args, kwargs, num_replicas: int, options: RunOptions) -> None:
         position += 1
 
 
-class TPUStrategy(Strategy):
+class TPUStrategyV2(Strategy):
     """``tf.distribute.TPUStrategy``: synchronous training on a simulated TPU slice.
 
     Args:
@@ -399,6 +399,10 @@ class TPUStrategy(Strategy):
             f"<TPUStrategy on {system.slice.accelerator_type} with "
             f"{self.num_replicas_in_sync} replica(s)>"
         )
+
+
+TPUStrategy = TPUStrategyV2
+"""TF's public name of ``TPUStrategyV2`` (the class's own name in TF too)."""
 
 
 class TPUStrategyV1Alias(TPUStrategy):

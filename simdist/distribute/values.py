@@ -36,6 +36,10 @@ class DistributedValues:
     def _component(self, replica_id: int):
         return self._values[replica_id]
 
+    def _trace_components(self) -> tuple[str, tuple]:
+        """How ``tf.function`` keys a trace on this value: its type and its components."""
+        return self._type_name, self._values
+
     def __len__(self) -> int:  # number of components, not a tensor length
         return len(self._values)
 

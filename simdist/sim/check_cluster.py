@@ -31,6 +31,7 @@ class TaskReport:
     address: str
     worker: int | None  # worker number in the collective (None: not part of it)
     status: str  # "ok", "not started (...)", or the error
+    given: bool = False  # the task named by the TF_CONFIG's "task" part
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +44,8 @@ class ClusterReport:
         rows = [("task", "address", "worker", "rendezvous")]
         for t in self.tasks:
             worker = "-" if t.worker is None else str(t.worker)
-            rows.append((f"{t.job}:{t.index}", t.address, worker, t.status))
+            name = f"{t.job}:{t.index}" + (" (task)" if t.given else "")
+            rows.append((name, t.address, worker, t.status))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         lines = [
             "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
@@ -81,8 +83,10 @@ def check_cluster(
     """Validate a cluster and start its chief and worker tasks virtually.
 
     Args:
-        config: a TF_CONFIG (JSON text or dict) or just its ``"cluster"`` part; the
-            ``"task"`` part, if any, is ignored (every task is started).
+        config: a TF_CONFIG (JSON text or dict) or just its ``"cluster"`` part. A
+            ``"task"`` part, if any, is validated as MultiWorkerMirroredStrategy validates
+            it (a type that is a job of the cluster, an index in range); every task is
+            started either way, and the report marks the given one.
         devices_per_worker: virtual GPUs per task (0: CPU).
         timeout: seconds a task may take to reach the rendezvous.
 
@@ -97,9 +101,14 @@ def check_cluster(
     parsed = parse_tf_config(config)
     cluster = parsed.get("cluster", parsed if "task" not in parsed else {})
     has_ps = isinstance(cluster, Mapping) and "ps" in cluster
-    validate_tf_config(
-        {"cluster": cluster}, "parameter_server" if has_ps else "multi_worker", require_task=False
-    )
+    strategy = "parameter_server" if has_ps else "multi_worker"
+    validate_tf_config({"cluster": cluster}, strategy, require_task=False)
+    given = None
+    if "task" in parsed:
+        task = validate_tf_config(
+            {"cluster": cluster, "task": parsed["task"]}, strategy, require_task=False
+        )
+        given = (task.task_type, task.task_id)
     cluster = {job: list(addresses) for job, addresses in cluster.items()}
     reports: list[TaskReport] = []
     if has_ps:
@@ -143,6 +152,8 @@ def check_cluster(
         reports.append(TaskReport(job, i, address, worker, status))
     for i, address in enumerate(cluster.get("evaluator", ())):
         reports.append(TaskReport("evaluator", i, address, None, "runs alone (no collectives)"))
+    if given is not None:
+        reports = [dataclasses.replace(t, given=(t.job, t.index) == given) for t in reports]
     ok = results is not None and all(
         t.status.startswith("ok") for t in reports if t.worker is not None
     )

@@ -1,7 +1,8 @@
 """Virtual clusters: run a program as W workers x L devices inside one process.
 
 :func:`launch` starts one thread per worker. Each worker has what a process of a real
-cluster has of its own: a ``TF_CONFIG`` naming its task, its host's virtual GPUs, its
+cluster has of its own: a ``TF_CONFIG`` naming its task (in ``os.environ["TF_CONFIG"]`` on
+the worker's thread, see :mod:`simdist.sim.worker_environ`), its host's virtual GPUs, its
 global random seed, Keras's layer-name counts; and an in-process transport to the other
 workers (:mod:`simdist.backends.inprocess`). All computation is real.
 
@@ -24,7 +25,7 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
+import json
 import runpy
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -36,9 +37,9 @@ from simdist.backends.inprocess import InProcessTransport
 from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
-from simdist.distribute.cluster_resolver.tf_config import use_tf_config
 from simdist.distribute.faults import FaultPlan, WorkerKilled
 from simdist.distribute.worker_context import WorkerContext, set_worker
+from simdist.sim.worker_environ import set_worker_variables, worker_environ
 
 __all__ = ["launch", "launch_script", "cluster_tasks"]
 
@@ -126,9 +127,8 @@ def launch(
 
     def setup(index: int) -> Callable[[], None]:
         task_type, task_id = tasks[index]
-        stack = contextlib.ExitStack()
         config = {"cluster": cluster, "task": {"type": task_type, "index": task_id}}
-        stack.enter_context(use_tf_config(config))
+        set_worker_variables({"TF_CONFIG": json.dumps(config)})  # its own os.environ entry
         transport = InProcessTransport(runner, index, count)
         set_worker(WorkerContext(transport, task_type, task_id, devices_per_worker, faults))
         state.random_state = RandomState()  # the worker's process-wide random state
@@ -137,13 +137,14 @@ def launch(
         def teardown() -> None:
             set_worker(None)
             state.random_state = None
-            stack.close()
+            set_worker_variables(None)
 
         return teardown
 
     runner = runner_lib.ReplicaRunner(count, setup, noun="worker", timeout=_worker_timeout(timeout))
     try:
-        return runner.run(fn, [(tuple(args), kwargs)] * count)
+        with worker_environ():
+            return runner.run(fn, [(tuple(args), kwargs)] * count)
     except WorkerKilled as killed:
         task_type, task_id = tasks[killed.worker]
         raise WorkerFailedError(

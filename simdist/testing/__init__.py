@@ -14,6 +14,7 @@ from typing import Any
 
 _LAZY = {
     "strategies": ("simdist.testing.strategies", None),
+    "fresh_runtime": ("simdist.testing.runtime", "fresh_runtime"),
     "Adapter": ("simdist.testing.adapters.base", "Adapter"),
     "ClusterAdapter": ("simdist.testing.adapters.cluster_adapter", "ClusterAdapter"),
     "Unsupported": ("simdist.testing.adapters.base", "Unsupported"),

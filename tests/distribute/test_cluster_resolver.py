@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import simdist as tf
 from simdist.distribute import virtual_devices
 from simdist.distribute.cluster_resolver import (
     ClusterSpec,
@@ -423,3 +424,33 @@ def test_mpi_env_families_agreeing():
     )
     with pytest.raises(ValueError, match="base_port"):
         MPIClusterResolver(environ=env, base_port=65535)
+
+
+# ---------------------------------------------------------------- leniency, as TF's resolver
+
+
+def test_resolver_accepts_the_guides_placeholder_addresses(monkeypatch):
+    config = {
+        "cluster": {"worker": ["host1:port", "host2:port", "host3:port"], "ps": ["host4:port"]},
+        "task": {"type": "worker", "index": 1},
+    }
+    monkeypatch.setenv("TF_CONFIG", json.dumps(config))
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    assert resolver.cluster_spec().as_dict()["worker"] == ["host1:port", "host2:port", "host3:port"]
+    assert (resolver.task_type, resolver.task_id) == ("worker", 1)
+    assert resolver.master() == "host2:port"
+    # starting a strategy's server is where the placeholder fails, as in TF
+    with pytest.raises(ValueError, match=r"port 'port' is not an integer"):
+        resolver.validate("parameter_server")
+
+
+def test_resolver_ignores_keys_tf_does_not_read_but_not_typos(monkeypatch):
+    config = _config({"worker": ["a:1", "b:1"]}, "worker", 1) | {"job": {"name": "x"}}
+    config["task"]["trial"] = "7"
+    monkeypatch.setenv("TF_CONFIG", json.dumps(config))
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    assert resolver.task_id == 1 and resolver.cluster_spec().num_tasks("worker") == 2
+    assert validate_tf_config(config).task_id == 1
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"clustr": {"worker": ["a:1"]}}))
+    with pytest.raises(ValueError, match=r"unknown key 'clustr' \(did you mean \"cluster\"\?\)"):
+        resolver.cluster_spec()

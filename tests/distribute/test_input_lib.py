@@ -131,12 +131,16 @@ def test_static_per_replica_spec_when_divisible_and_dropped():
     assert dist.element_spec == PerReplicaSpec(*[tf.TensorSpec([2], tf.int64)] * 4)
 
 
-def test_unbatched_dataset_is_refused():
+def test_unbatched_scalars_are_refused_and_unbatched_vectors_split_as_in_tf(caplog):
     with pytest.raises(ValueError, match="Call the `batch` method"):
         DistributedDataset(tf.data.Dataset.range(8), GPUS[:2])
-    vectors = tf.data.Dataset.from_tensor_slices(np.zeros((8, 4), np.float32))
-    with pytest.raises(ValueError, match="no `batch` or `padded_batch`"):
-        DistributedDataset(vectors, GPUS[:2])
+    # TF 2.21 splits each [4] vector across the replicas; so does simdist, with a warning
+    vectors = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32).reshape(2, 4))
+    with caplog.at_level("WARNING", logger="simdist"):
+        dist = DistributedDataset(vectors, GPUS[:2])
+    assert "no `batch` or `padded_batch`" in caplog.text
+    steps = [[t.numpy().tolist() for t in step.values] for step in dist]
+    assert steps == [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
     with pytest.raises(TypeError):
         DistributedDataset([1, 2, 3], GPUS[:2])
 

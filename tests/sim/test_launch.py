@@ -172,3 +172,33 @@ def test_simdist_launch_command_runs_a_script_on_every_worker(tmp_path, capsys):
     )
     out = capsys.readouterr().out.splitlines()
     assert out == ["worker 0: 2.0 ['x']", "worker 1: 2.0 ['x']"]
+
+
+@pytest.mark.parametrize(
+    ("task", "message"),
+    [
+        ({"type": "worker", "index": 2}, r'task index 2 is out of range for job "worker"'),
+        ({"type": "chief", "index": 0}, r'task type "chief" is not a job of the cluster'),
+        ({"type": "wroker", "index": 0}, r"did you mean \"worker\""),
+        ({"type": "worker"}, r'"task" has no "index"'),
+    ],
+)
+def test_check_cluster_validates_the_task_part(task, message, capsys):
+    config = {"cluster": {"worker": ["a:1", "b:1"]}, "task": task}
+    with pytest.raises(ValueError, match=message):
+        check_cluster(config)
+    assert cli_main(["check-cluster", json.dumps(config)]) == 2
+    assert "invalid cluster" in capsys.readouterr().err
+
+
+def test_check_cluster_marks_the_given_task():
+    config = {"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 1}}
+    report = check_cluster(config)
+    assert report.ok and [t.given for t in report.tasks] == [False, True]
+    assert "worker:1 (task)" in report.format()
+
+
+def test_check_cluster_names_a_placeholder_port():
+    config = {"cluster": {"worker": ["host1:port", "host2:port"]}}
+    with pytest.raises(ValueError, match=r"port 'port' is not an integer"):
+        check_cluster(config)

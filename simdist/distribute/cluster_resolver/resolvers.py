@@ -10,6 +10,7 @@ has (``num_accelerators()``, counted from simdist's virtual devices).
 from __future__ import annotations
 
 import abc
+import collections
 from typing import Any
 
 from simdist.distribute import virtual_devices
@@ -35,8 +36,9 @@ def format_master_url(master: str, rpc_layer: str | None = None) -> str:
 
 
 def local_accelerators() -> dict[str, int]:
-    """This (virtual) host's accelerator counts, e.g. ``{"GPU": 4}``; CPUs are not listed."""
-    counts: dict[str, int] = {}
+    """This (virtual) host's accelerator counts, e.g. ``{"GPU": 4}``; CPUs are not listed
+    (a ``defaultdict(int)``, as TF's, so an absent kind reads 0)."""
+    counts: dict[str, int] = collections.defaultdict(int)
     for kind in ("GPU", "TPU"):
         n = len(virtual_devices.list_logical_devices(kind))
         if n:
@@ -183,9 +185,11 @@ class TFConfigClusterResolver(ClusterResolver):
         rpc_layer: overrides ``TF_CONFIG``'s ``rpc_layer``.
         environment: overrides ``TF_CONFIG``'s ``environment``.
 
-    ``cluster_spec()`` validates ``TF_CONFIG`` (malformed JSON, unknown keys or task types,
-    bad addresses, duplicates, several chiefs...) and raises ``ValueError`` saying how to
-    fix it; ``validate(strategy)`` adds a strategy's own rules and checks the task.
+    ``cluster_spec()`` validates ``TF_CONFIG`` (malformed JSON, misspelt keys, unknown task
+    types, duplicates, several chiefs...) and raises ``ValueError`` saying how to fix it; as
+    in TF it accepts placeholder addresses (``"host1:port"``) and ignores keys it does not
+    read (``"job"``). ``validate(strategy)`` adds a strategy's own rules, checks the task,
+    and checks every address, as starting the task's server does.
     """
 
     def __init__(
@@ -201,7 +205,9 @@ class TFConfigClusterResolver(ClusterResolver):
         self._environment = environment
 
     def _config(self) -> TFConfig:
-        return validate_tf_config(load_tf_config(), strategy=None, require_task=False)
+        return validate_tf_config(
+            load_tf_config(), strategy=None, require_task=False, check_addresses=False
+        )
 
     def validate(self, strategy: str | None = "multi_worker") -> TFConfig:
         """Validate ``TF_CONFIG`` with this resolver's overrides, for ``strategy``.

@@ -48,6 +48,7 @@ _TASK_KEYS = ("type", "index", "trial")
 _EXAMPLE = (
     '{"cluster": {"worker": ["host0:2222", "host1:2222"]}, "task": {"type": "worker", "index": 0}}'
 )
+_TYPO_CUTOFF = 0.7  # how close (difflib ratio) an unknown key must be to a known one: a typo
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+)$")
 
 _local = threading.local()
@@ -69,9 +70,24 @@ def _fail(message: str, source: str = "TF_CONFIG") -> ValueError:
     return ValueError(f"{source} {message}")
 
 
-def _suggest(word: str, choices: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(word, choices, n=1)
+def _suggest(word: str, choices: tuple[str, ...], cutoff: float = 0.6) -> str:
+    close = difflib.get_close_matches(word.lower(), choices, n=1, cutoff=cutoff)
     return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _check_extra_keys(raw: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    """TF ignores keys it does not know (managed services add e.g. ``"job"``); so does
+    simdist, except a near-miss of a known key (``"clustr"``), which is a typo TF would
+    silently read as a missing key."""
+    for key in raw:
+        if key in known:
+            continue
+        hint = _suggest(str(key), known, cutoff=_TYPO_CUTOFF)
+        if hint:
+            raise _fail(
+                f"{where} has an unknown key {key!r}{hint}; TF would ignore it and read the "
+                f"key it resembles as missing. The keys are {', '.join(map(repr, known))}."
+            )
 
 
 def parse_tf_config(text: str | bytes | Mapping[str, Any] | None) -> dict[str, Any]:
@@ -131,8 +147,12 @@ def load_tf_config() -> dict[str, Any]:
     return parse_tf_config(os.environ.get(TF_CONFIG_ENV))
 
 
-def validate_address(address: Any, where: str) -> str:
+def validate_address(address: Any, where: str, strict: bool = True) -> str:
     """Check one ``"host:port"`` address (IPv6 hosts in brackets: ``"[::1]:2222"``).
+
+    With ``strict=False`` (a cluster resolver reading ``TF_CONFIG``, as TF's does) only the
+    type is checked: the guide's ``"host1:port"`` placeholders are accepted, and fail when a
+    strategy starts the task's server.
 
     Raises:
         ValueError: not a string, no port, an empty or malformed host, or a port that is
@@ -140,6 +160,8 @@ def validate_address(address: Any, where: str) -> str:
     """
     if not isinstance(address, str):
         raise _fail(f'{where} must be a "host:port" string, got {address!r}.')
+    if not strict:
+        return address
     host, sep, port = address.rpartition(":")
     if not sep or not host:
         raise _fail(
@@ -159,7 +181,7 @@ def validate_address(address: Any, where: str) -> str:
     return address
 
 
-def _validate_job(job: Any, tasks: Any) -> dict[int, str]:
+def _validate_job(job: Any, tasks: Any, strict: bool) -> dict[int, str]:
     if not isinstance(job, str) or job not in TASK_TYPES:
         raise _fail(
             f'"cluster" has a job named {job!r}{_suggest(str(job), TASK_TYPES)}; job names '
@@ -187,17 +209,17 @@ def _validate_job(job: Any, tasks: Any) -> dict[int, str]:
             "address or remove the job."
         )
     for index, address in sorted(indexed.items()):
-        validate_address(address, f'cluster["{job}"][{index}]')
+        validate_address(address, f'cluster["{job}"][{index}]', strict)
     return indexed
 
 
-def _validate_cluster(cluster: Any, strategy: str | None) -> ClusterSpec:
+def _validate_cluster(cluster: Any, strategy: str | None, strict: bool) -> ClusterSpec:
     if not isinstance(cluster, Mapping):
         raise _fail(
             f'"cluster" must be an object mapping job names to address lists, e.g. '
             f'{{"worker": ["host0:2222", "host1:2222"]}}; got {cluster!r}.'
         )
-    jobs = {job: _validate_job(job, tasks) for job, tasks in cluster.items()}
+    jobs = {job: _validate_job(job, tasks, strict) for job, tasks in cluster.items()}
     seen: dict[str, str] = {}
     for job, tasks in jobs.items():
         for index, address in sorted(tasks.items()):
@@ -290,6 +312,7 @@ def validate_tf_config(
     config: str | bytes | Mapping[str, Any] | None,
     strategy: str | None = "multi_worker",
     require_task: bool = True,
+    check_addresses: bool = True,
 ) -> TFConfig:
     """Parse and validate a ``TF_CONFIG`` (JSON text or dict).
 
@@ -299,6 +322,12 @@ def validate_tf_config(
             MultiWorkerMirroredStrategy), ``"parameter_server"`` (needs ``ps`` and
             ``worker``), or ``None`` (only the rules every strategy shares).
         require_task: whether a non-empty cluster must come with a ``"task"``.
+        check_addresses: whether every address must be a valid ``"host:port"`` (a
+            strategy starting its server, ``check-cluster``); False for a cluster resolver,
+            which, as TF's, accepts placeholders such as ``"host1:port"``.
+
+    Keys TF does not read (``"job"``, written by some managed training services) are
+    ignored, as in TF, unless they look like a typo of a key it reads.
 
     Returns:
         The validated ``TFConfig``.
@@ -310,16 +339,11 @@ def validate_tf_config(
     if strategy not in STRATEGIES and strategy is not None:
         raise ValueError(f"strategy must be one of {STRATEGIES} or None, got {strategy!r}.")
     raw = parse_tf_config(config)
-    for key in raw:
-        if key not in _TOP_KEYS:
-            raise _fail(
-                f"has an unknown key {key!r}{_suggest(str(key), _TOP_KEYS)}; the keys are "
-                '"cluster", "task", "rpc_layer", "environment" and "session_master".'
-            )
+    _check_extra_keys(raw, _TOP_KEYS, "TF_CONFIG")
     for key in ("rpc_layer", "environment", "session_master"):
         if key in raw and not isinstance(raw[key], str):
             raise _fail(f'"{key}" must be a string (e.g. "grpc"), got {raw[key]!r}.')
-    cluster = _validate_cluster(raw.get("cluster", {}), strategy)
+    cluster = _validate_cluster(raw.get("cluster", {}), strategy, check_addresses)
     task = raw.get("task")
     task_type = task_id = None
     if task is not None:
@@ -327,12 +351,7 @@ def validate_tf_config(
             raise _fail(
                 f'"task" must be an object like {{"type": "worker", "index": 0}}, got {task!r}.'
             )
-        for key in task:
-            if key not in _TASK_KEYS:
-                raise _fail(
-                    f'"task" has an unknown key {key!r}{_suggest(str(key), _TASK_KEYS)}; '
-                    'it takes "type" and "index", e.g. {"type": "worker", "index": 0}.'
-                )
+        _check_extra_keys(task, _TASK_KEYS, '"task"')
         for key in ("type", "index"):
             if key not in task:
                 raise _fail(f'"task" has no "{key}"; write it as {{"type": "worker", "index": 0}}.')

@@ -1,0 +1,287 @@
+# ruff: noqa: E501 - snippet sources are data, kept as written
+"""Snippets of tf.config, tf.function and the tf.data methods users chain before distributing,
+run on simdist and on TF 2.21 by the differential harness (4 logical CPUs, no GPU)."""
+
+from simdist.testing.differential import Snippet as S
+
+SNIPPETS = [
+    S(
+        "config.devices",
+        """
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        observe("physical", tf.config.list_physical_devices())
+        observe("physical_gpu", tf.config.list_physical_devices("GPU"))
+        observe("logical_before", tf.config.get_logical_device_configuration(cpu))
+        observe("logical", tf.config.list_logical_devices())
+        observe("logical_cpu", tf.config.list_logical_devices("CPU"))
+        observe("configuration", tf.config.get_logical_device_configuration(cpu))
+        observe("visible", tf.config.get_visible_devices())
+        observe("visible_cpu", tf.config.get_visible_devices("CPU"))
+        observe("same_again", tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(4)]))
+        observe("change_after_start", lambda: tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration()] * 2))
+        observe("hide_after_start", lambda: tf.config.set_visible_devices([], "CPU"))
+        observe("memory_limit_cpu", lambda: tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration(memory_limit=10)]))
+        observe("unknown_device", lambda: tf.config.set_logical_device_configuration(
+            tf.config.PhysicalDevice("/physical_device:GPU:0", "GPU"),
+            [tf.config.LogicalDeviceConfiguration()]))
+        observe("string_device", lambda: tf.config.get_logical_device_configuration("CPU:0"))
+        observe("growth_cpu", lambda: tf.config.experimental.set_memory_growth(cpu, True))
+        observe("ldc", tf.config.LogicalDeviceConfiguration(memory_limit=5))
+        observe("ldc_fields", tf.config.LogicalDeviceConfiguration._fields)
+        observe("ld", tf.config.LogicalDevice(name="/device:CPU:0", device_type="CPU"))
+        observe("ld_eq", tf.config.list_logical_devices()[0] == tf.config.LogicalDevice("/device:CPU:0", "CPU"))
+        observe("aliases", (tf.config.experimental.VirtualDeviceConfiguration is tf.config.LogicalDeviceConfiguration,
+                            tf.config.experimental.list_physical_devices is tf.config.list_physical_devices))
+        observe("experimental_logical", tf.config.experimental.list_logical_devices("CPU"))
+        observe("experimental_virtual", tf.config.experimental.get_virtual_device_configuration(cpu))
+        observe("lower_case", tf.config.list_logical_devices("cpu"))
+        observe("unknown_type", lambda: tf.config.list_physical_devices("XPU"))
+        observe("experimental_set_virtual", tf.config.experimental.set_virtual_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(4)]))
+        observe("experimental_visible", tf.config.experimental.get_visible_devices("CPU"))
+        observe("experimental_set_visible", tf.config.experimental.set_visible_devices(
+            tf.config.list_physical_devices("CPU"), "CPU"))
+        observe("growth_get_cpu", lambda: tf.config.experimental.get_memory_growth(cpu))
+        """,
+        phrases={
+            "change_after_start": ("cannot be modified after being initialized",),
+            "hide_after_start": ("cannot be modified after being initialized",),
+            "memory_limit_cpu": ("memory limit on CPU virtual devices",),
+            "unknown_device": ("Unrecognized device",),
+            "string_device": ("Unrecognized device",),
+            "growth_cpu": ("memory growth",),
+        },
+        differs={
+            "lower_case": "TF matches device types case-sensitively and lists nothing for "
+            "'cpu'; simdist reads 'cpu' as 'CPU'",
+            "unknown_type": "TF lists nothing for an unknown device type; simdist raises "
+            "ValueError naming CPU, GPU and TPU, so that a typo ('GUP') is not read as 'none'",
+            "growth_get_cpu": "TF's get_memory_growth of a device it keeps no growth setting for "
+            "fails with a bare KeyError from its internal dict; simdist answers False",
+        },
+    ),
+    S(
+        "config.switches",
+        """
+        observe("soft", tf.config.get_soft_device_placement())
+        tf.config.set_soft_device_placement(False)
+        observe("soft_off", tf.config.get_soft_device_placement())
+        tf.config.set_soft_device_placement(True)
+        observe("eager", tf.config.functions_run_eagerly())
+        tf.config.run_functions_eagerly(True)
+        observe("eager_on", tf.config.functions_run_eagerly())
+        @tf.function
+        def inside():
+            return tf.executing_eagerly()
+        observe("inside_eager", inside())
+        tf.config.run_functions_eagerly(False)
+        observe("inside_graph", inside())
+        observe("tf32", tf.config.experimental.tensor_float_32_execution_enabled())
+        observe("determinism", tf.config.experimental.enable_op_determinism())
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        observe("tf32_off", tf.config.experimental.tensor_float_32_execution_enabled())
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+        tf.config.experimental_run_functions_eagerly(True)
+        observe("experimental_eager", tf.config.experimental_functions_run_eagerly())
+        tf.config.experimental_run_functions_eagerly(False)
+        """,
+    ),
+    S(
+        "function.tracing",
+        """
+        @tf.function
+        def f(x, n=1):
+            return x * n
+        f(tf.constant(1.0)); f(tf.constant(2.0)); f(tf.constant([1.0])); f(tf.constant(1)); f(tf.constant(1.0), n=2)
+        observe("count", f.experimental_get_tracing_count())
+        observe("python_function", f.python_function.__name__)
+        observe("result", f(tf.constant([1.0, 2.0]), n=3))
+        observe("int_out", f(2, n=3))
+        @tf.function(reduce_retracing=True)
+        def g(x):
+            return x + 1
+        for n in [1, 2, 3, 4]:
+            g(tf.ones([n]))
+        observe("reduce_retracing", g.experimental_get_tracing_count())
+        for shape in ([2, 2], [3, 3], [5]):
+            g(tf.ones(shape))
+        observe("reduce_retracing_rank", g.experimental_get_tracing_count())
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def h(x):
+            return tf.reduce_sum(x)
+        observe("sig", h(tf.constant([1.0, 2.0])))
+        observe("sig_list", h([1.0, 2.0, 3.0]))
+        h(tf.constant([1.0, 2.0, 3.0]))
+        observe("sig_count", h.experimental_get_tracing_count())
+        observe("sig_rank", lambda: h(tf.constant([[1.0]])))
+        observe("sig_dtype", lambda: h(tf.constant([1, 2])))
+        observe("sig_arity", lambda: h(tf.constant([1.0]), tf.constant([1.0])))
+        observe("executing_eagerly", tf.function(lambda: tf.executing_eagerly())())
+        """,
+        phrases={"sig_rank": ("Can not cast",), "sig_dtype": ("Can not cast",)},
+    ),
+    S(
+        "function.variables",
+        """
+        made = []
+        @tf.function
+        def lazy(x):
+            if not made:
+                made.append(tf.Variable(x))
+            return made[0] + x
+        observe("first", lazy(tf.constant(1.0)))
+        observe("second", lazy(tf.constant(2.0)))
+        class Scale:
+            def __init__(self):
+                self.v = None
+            @tf.function
+            def __call__(self, x):
+                if self.v is None:
+                    self.v = tf.Variable(x * 10)
+                return self.v + x
+        a, b = Scale(), Scale()
+        observe("a", a(tf.constant(1.0)))
+        observe("b", b(tf.constant(2.0)))
+        observe("a2", a(tf.constant(3.0)))
+        fresh = []
+        @tf.function
+        def later(x, make):
+            if make:
+                fresh.append(tf.Variable(x))
+            return x
+        observe("later_first", later(tf.constant(1.0), False))
+        observe("later_create", lambda: later(tf.constant(1.0), True))
+        """,
+        phrases={"later_create": ("non-first call",)},
+    ),
+    S(
+        "function.distributed",
+        """
+        strategy = mirrored()
+        ds = tf.data.Dataset.from_tensor_slices((tf.ones([8, 3]), tf.range(8))).batch(4)
+        dist = strategy.experimental_distribute_dataset(ds)
+        @tf.function(input_signature=[dist.element_spec])
+        def step(inputs):
+            x, y = inputs
+            return strategy.run(lambda a, b: tf.reduce_sum(a) + tf.cast(tf.reduce_sum(b), tf.float32), args=(x, y))
+        observe("totals", [strategy.reduce("SUM", step(b), axis=None) for b in dist])
+        observe("count", step.experimental_get_tracing_count())
+        @tf.function
+        def plain(inputs):
+            return strategy.run(lambda a, b: tf.reduce_sum(a), args=inputs)
+        for _ in range(2):
+            for b in dist:
+                plain(b)
+        observe("plain_count", plain.experimental_get_tracing_count())
+        observe("spec", repr(dist.element_spec))
+        """,
+    ),
+    S(
+        "data.chains",
+        """
+        ds = tf.data.Dataset.range(10)
+        observe("range", list(ds.as_numpy_iterator()))
+        observe("cardinality", ds.cardinality())
+        observe("spec", ds.element_spec)
+        observe("map_filter", list(ds.map(lambda x: x * 2).filter(lambda x: x % 3 == 0).as_numpy_iterator()))
+        observe("batch", list(ds.batch(4).as_numpy_iterator()))
+        observe("batch_drop", list(ds.batch(4, drop_remainder=True).as_numpy_iterator()))
+        observe("batch_card", (ds.batch(4).cardinality(), ds.batch(4, drop_remainder=True).cardinality()))
+        observe("batch_spec", ds.batch(4, drop_remainder=True).element_spec)
+        observe("take_skip", list(ds.skip(2).take(3).as_numpy_iterator()))
+        observe("repeat", list(ds.take(2).repeat(3).as_numpy_iterator()))
+        observe("repeat_card", ds.repeat().cardinality())
+        observe("unbatch", list(ds.batch(3).unbatch().as_numpy_iterator()))
+        observe("shard", list(ds.shard(3, 1).as_numpy_iterator()))
+        observe("enumerate", list(tf.data.Dataset.range(3).enumerate().as_numpy_iterator()))
+        observe("zip", list(tf.data.Dataset.zip((tf.data.Dataset.range(3), tf.data.Dataset.range(3, 6))).as_numpy_iterator()))
+        observe("concat", list(tf.data.Dataset.range(2).concatenate(tf.data.Dataset.range(5, 7)).as_numpy_iterator()))
+        observe("padded", list(tf.data.Dataset.range(1, 4).map(lambda n: tf.fill([n], n)).padded_batch(2).as_numpy_iterator()))
+        observe("flat_map", list(tf.data.Dataset.range(3).flat_map(lambda x: tf.data.Dataset.from_tensors(x).repeat(2)).as_numpy_iterator()))
+        observe("interleave", list(tf.data.Dataset.range(2).interleave(lambda x: tf.data.Dataset.range(x * 10, x * 10 + 3), cycle_length=2).as_numpy_iterator()))
+        observe("reduce", ds.reduce(tf.constant(0, tf.int64), lambda a, b: a + b))
+        observe("cache_prefetch", list(ds.cache().prefetch(tf.data.AUTOTUNE).take(3).as_numpy_iterator()))
+        observe("slices", list(tf.data.Dataset.from_tensor_slices({"a": [1, 2], "b": [3.0, 4.0]}).as_numpy_iterator()))
+        observe("slices_spec", tf.data.Dataset.from_tensor_slices(([1, 2], [3.0, 4.0])).element_spec)
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+        observe("options", ds.with_options(options).options().experimental_distribute.auto_shard_policy)
+        observe("policies", list(tf.data.experimental.AutoShardPolicy))
+        observe("bad_batch", lambda: ds.batch(0))
+        observe("infinite", tf.data.INFINITE_CARDINALITY)
+        """,
+        phrases={"bad_batch": ("greater than zero",)},
+    ),
+    S(
+        "data.generator_distributed",
+        """
+        strategy = mirrored()
+        def gen():
+            for i in range(6):
+                yield [float(i)] * 4
+        ds = tf.data.Dataset.from_generator(gen, output_signature=tf.TensorSpec([4], tf.float32))
+        observe("spec", ds.element_spec)
+        observe("card", ds.cardinality())
+        observe("batched", [strategy.experimental_local_results(b) for b in strategy.experimental_distribute_dataset(ds.batch(4))])
+        observe("unbatched", lambda: [strategy.experimental_local_results(b) for b in strategy.experimental_distribute_dataset(ds)])
+        """,
+    ),
+    S(
+        "io.gfile",
+        """
+        import tempfile
+        root = tempfile.mkdtemp()
+        d = tf.io.gfile.join(root, "a", "b")
+        observe("exists_before", tf.io.gfile.exists(d))
+        tf.io.gfile.makedirs(d)
+        tf.io.gfile.makedirs(d)
+        observe("isdir", tf.io.gfile.isdir(d))
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "x.txt"), "w") as f:
+            f.write("one\\ntwo\\n")
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "x.txt")) as f:
+            observe("read", f.read())
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "x.txt")) as f:
+            observe("lines", f.readlines())
+        with tf.io.gfile.GFile(tf.io.gfile.join(d, "y.bin"), "wb") as f:
+            f.write(b"ab")
+        observe("size", tf.io.gfile.GFile(tf.io.gfile.join(d, "y.bin"), "rb").size())
+        observe("stat", (tf.io.gfile.stat(tf.io.gfile.join(d, "y.bin")).length,
+                         tf.io.gfile.stat(d).is_directory))
+        observe("listdir", sorted(tf.io.gfile.listdir(d)))  # TF: file-system order; simdist sorts
+        observe("glob", [p[len(root):] for p in tf.io.gfile.glob(tf.io.gfile.join(d, "*.txt"))])
+        observe("glob_none", tf.io.gfile.glob(tf.io.gfile.join(d, "*.none")))
+        tf.io.gfile.copy(tf.io.gfile.join(d, "x.txt"), tf.io.gfile.join(d, "z.txt"))
+        observe("copy_exists", lambda: tf.io.gfile.copy(tf.io.gfile.join(d, "x.txt"), tf.io.gfile.join(d, "z.txt")))
+        tf.io.gfile.copy(tf.io.gfile.join(d, "x.txt"), tf.io.gfile.join(d, "z.txt"), overwrite=True)
+        tf.io.gfile.rename(tf.io.gfile.join(d, "z.txt"), tf.io.gfile.join(d, "w.txt"))
+        observe("renamed", sorted(tf.io.gfile.listdir(d)))
+        tf.io.gfile.remove(tf.io.gfile.join(d, "w.txt"))
+        observe("walk", [(p[len(root):], sorted(s), sorted(f)) for p, s, f in tf.io.gfile.walk(root)])
+        observe("mkdir_exists", lambda: tf.io.gfile.mkdir(d))
+        observe("read_missing", lambda: tf.io.gfile.GFile(tf.io.gfile.join(root, "missing")).read())
+        observe("remove_missing", lambda: tf.io.gfile.remove(tf.io.gfile.join(root, "missing")))
+        observe("listdir_missing", lambda: tf.io.gfile.listdir(tf.io.gfile.join(root, "missing")))
+        observe("stat_missing", lambda: tf.io.gfile.stat(tf.io.gfile.join(root, "missing")))
+        tf.io.gfile.rmtree(tf.io.gfile.join(root, "a"))
+        observe("gone", tf.io.gfile.exists(d))
+        observe("rmtree_missing", lambda: tf.io.gfile.rmtree(tf.io.gfile.join(root, "a")))
+        """,
+    ),
+    S(
+        "compat.v1",
+        """
+        config = tf.compat.v1.ConfigProto()
+        observe("defaults", (config.inter_op_parallelism_threads, config.intra_op_parallelism_threads,
+                             config.allow_soft_placement, config.log_device_placement))
+        config.inter_op_parallelism_threads = 3
+        config.gpu_options.allow_growth = True
+        observe("set", (config.inter_op_parallelism_threads, config.gpu_options.allow_growth))
+        observe("kw", tf.compat.v1.ConfigProto(allow_soft_placement=True).allow_soft_placement)
+        observe("eager", tf.compat.v1.executing_eagerly())
+        observe("levels", (tf.compat.v1.logging.INFO, tf.compat.v1.logging.WARN, tf.compat.v1.logging.ERROR))
+        """,
+    ),
+]
