@@ -30,6 +30,7 @@ from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
 from simdist.keras import backend, initializers
+from simdist.keras.engine.keras_tensor import is_symbolic, probing, symbolic_call
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
 
 __all__ = ["Layer", "is_variable"]
@@ -43,6 +44,8 @@ class _CallContext(threading.local):
     def __init__(self) -> None:
         self.scopes: list = []  # (layer, name) of the layers being built or called
         self.training: list = []  # the training value of each enclosing call
+        self.depth = 0  # how many layer calls are in progress
+        self.generation = 0  # counts outermost calls: add_loss in a call belongs to one
 
 
 _CTX = _CallContext()
@@ -67,6 +70,7 @@ class Layer(AutoTrackable):
         self._init_tracking()
         init = object.__setattr__
         init(self, "_losses", [])
+        init(self, "_call_losses", [])  # (generation, loss) added by add_loss during a call
         init(self, "_metrics", [])
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Layer name must be a string, got {name!r}.")
@@ -278,15 +282,31 @@ class Layer(AutoTrackable):
 
     # --- losses -------------------------------------------------------------------------
     def add_loss(self, loss) -> None:
-        """Add a loss tensor (or a zero-argument callable giving one) to :attr:`losses`."""
-        self._losses.append(loss)
+        """Add a loss tensor (or a zero-argument callable giving one) to :attr:`losses`.
+
+        A loss added while the layer is being called belongs to that call: the next
+        outermost call replaces it (as Keras clears a model's call losses on each call).
+        Losses added outside any call (and weight regularizers) stay. In a Functional
+        API probe (building the graph) the value is dropped.
+        """
+        if probing():
+            return
+        if _CTX.depth:
+            generation = _CTX.generation
+            kept = [(g, x) for g, x in self._call_losses if g == generation]
+            object.__setattr__(self, "_call_losses", [*kept, (generation, loss)])
+        else:
+            self._losses.append(loss)
 
     @property
     def losses(self) -> list:
+        """Regularization and ``add_loss`` losses of this layer and its sub-layers."""
         out = []
         for layer in self._flatten_layers():
             for loss in layer._losses:
                 out.append(loss() if callable(loss) else loss)
+            latest = max((g for g, _ in layer._call_losses), default=None)
+            out.extend(x for g, x in layer._call_losses if g == latest)
         return out
 
     # --- building and calling -----------------------------------------------------------
@@ -349,6 +369,8 @@ class Layer(AutoTrackable):
             inputs = kwargs.pop("inputs")
         else:
             raise ValueError(f"Layer {self._name} was called without inputs.")
+        if type(inputs) is not Tensor and is_symbolic(inputs):
+            return symbolic_call(self, self.__call__, (inputs, *args), kwargs)
         inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         if training is None and _CTX.training:
@@ -363,11 +385,15 @@ class Layer(AutoTrackable):
         if self._OPENS_NAME_SCOPE:
             _CTX.scopes.append((self, self._name))
         _CTX.training.append(training)
+        if not _CTX.depth:
+            _CTX.generation += 1
+        _CTX.depth += 1
         try:
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
             return outputs
         finally:
+            _CTX.depth -= 1
             _CTX.training.pop()
             if self._OPENS_NAME_SCOPE:
                 _CTX.scopes.pop()

@@ -3,8 +3,8 @@
 ``compile``/``fit``/``evaluate``/``predict``/``train_on_batch``/``test_on_batch``/``summary``
 delegate to :mod:`simdist.keras.engine.training_loop` and :mod:`~simdist.keras.engine.summary`.
 A model remembers the strategy whose scope was active when it was created
-(``distribute_strategy``); training distributes with it. The functional form
-``Model(inputs, outputs)`` is not supported.
+(``distribute_strategy``); training distributes with it. ``Model(inputs, outputs)`` makes a
+Functional model (:mod:`simdist.keras.engine.functional`).
 """
 
 from __future__ import annotations
@@ -24,15 +24,25 @@ __all__ = ["Model"]
 class Model(Layer):
     """A model defined by subclassing: layers as attributes, computation in ``call``.
 
+    ``tf.keras.Model(inputs, outputs)`` returns a ``Functional`` model instead.
+
     Raises:
-        NotImplementedError: ``Model(inputs, outputs)`` (the functional API).
+        NotImplementedError: a subclass whose ``__init__`` passes ``inputs``/``outputs``.
     """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from simdist.keras.engine.functional import Functional
+
+            return object.__new__(Functional)  # Model(inputs, outputs): the Functional API
+        return object.__new__(cls)
 
     def __init__(self, *args, **kwargs) -> None:
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise NotImplementedError(
-                "simdist does not implement the functional API (Model(inputs, outputs)); "
-                "subclass tf.keras.Model or use tf.keras.Sequential."
+                f"{type(self).__name__}.__init__ was given inputs/outputs: a subclassed model "
+                "built from a Functional graph (super().__init__(inputs, outputs)) is not yet "
+                "in simdist. Use tf.keras.Model(inputs, outputs) directly, or define call()."
             )
         super().__init__(**kwargs)
         created_under = state.strategy_stack[-1] if state.strategy_stack else None
