@@ -13,11 +13,16 @@ variance, in Keras 2's order: ``inv = rsqrt(variance + epsilon) * gamma``, then
 * The moving statistics are ``synchronization=ON_READ, aggregation=MEAN`` variables: under a
   strategy each replica updates its own copy from its own batch, and a read outside the
   replicas (``layer.moving_mean``, ``get_weights``, a checkpoint) gives the MEAN of the copies,
-  as in TF. ``SyncBatchNormalization`` (its own module) all-reduces the batch statistics
+  as in TF. For inputs of rank 4 normalized over the channel axis (1 or 3) in float16/32,
+  Keras 2 runs TF's fused kernel, whose moving variance takes the UNBIASED batch variance
+  (times ``n / (n - 1)``, ``n`` the values per channel); simdist does the same.
+  ``SyncBatchNormalization`` (its own module) all-reduces the batch statistics
   instead, so all replicas use (and store) the global batch's.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from simdist.core.ops import elementwise_ops, math_ops, nn_ops
 from simdist.core.shape import as_shape
@@ -215,6 +220,7 @@ class BatchNormalization(_Normalization):
                 "simdist's BatchNormalization does not implement renorm or virtual_batch_size."
             )
         self.momentum = float(momentum)
+        self._fused_arg = fused
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
 
@@ -252,7 +258,11 @@ class BatchNormalization(_Normalization):
             return normalize(inputs, mean, variance, gamma, beta, self.epsilon)
         mean, variance = self._batch_moments(inputs)
         self._update_moving(self.moving_mean, mean)
-        self._update_moving(self.moving_variance, variance)
+        moving_variance = variance
+        if self._fused(rank):
+            count = int(np.prod([inputs.shape[a] for a in self._reduction_axes]))
+            moving_variance = math_ops.multiply(variance, count / max(count - 1, 1))
+        self._update_moving(self.moving_variance, moving_variance)
         return normalize(
             inputs,
             self._broadcast(mean, rank, self._axes),
@@ -260,6 +270,16 @@ class BatchNormalization(_Normalization):
             gamma,
             beta,
             self.epsilon,
+        )
+
+    def _fused(self, rank: int) -> bool:
+        """Whether Keras 2 would run TF's fused kernel for this layer (see the docstring)."""
+        return (
+            not self._SYNCHRONIZED
+            and self._fused_arg is not False
+            and rank == 4
+            and self._axes in ([1], [3])
+            and self.dtype in ("float16", "float32")
         )
 
     def _update_moving(self, variable, value) -> None:

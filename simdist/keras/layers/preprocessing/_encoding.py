@@ -34,11 +34,23 @@ def encode(indices: np.ndarray, depth: int, mode: str, weights=None, name: str =
     if mode == "one_hot":
         if indices.ndim >= 1 and indices.shape[-1] == 1 and indices.ndim > 1:
             indices = indices[..., 0]
+        if indices.ndim > 1:
+            raise ValueError(
+                "When output_mode is not `'int'`, maximum supported output rank is 2. "
+                f"Received output_mode one_hot and input shape {indices.shape}, which would "
+                f"result in output rank {indices.ndim + 1}."
+            )
         out = np.zeros((*indices.shape, depth), np.float32)
         hit = indices >= 0
         np.put_along_axis(out, np.where(hit, indices, 0)[..., None], hit[..., None]
                           .astype(np.float32), axis=-1)
         return convert_to_tensor(out)
+    if indices.ndim > 2:
+        raise ValueError(
+            "When output_mode is not `'int'`, maximum supported output rank is 2. Received "
+            f"output_mode {mode} and input shape {indices.shape}, which would result in "
+            f"output rank {indices.ndim}."
+        )
     rows = indices if indices.ndim >= 2 else indices[None, :]
     w = None if weights is None else np.asarray(weights, np.float64)
     if w is not None and indices.ndim < 2:

@@ -2,7 +2,7 @@
 
 ``Normalization`` (Keras 2): ``(x - mean) / maximum(sqrt(variance), 1e-7)``, or with
 ``invert=True`` ``x * sqrt(variance) + mean``. ``mean``/``variance`` are given, or learned by
-``adapt(data)``: the mean and population variance of every value along each index of
+``adapt(data)`` (given values are constants; learned ones are weights): the mean and population variance of every value along each index of
 ``axis`` (default the last axis; ``axis=None`` one scalar), combined batch by batch as a
 running mean/variance over ``count`` values. They are the non-trainable weights ``mean``,
 ``variance``, ``count`` (shaped to broadcast against the input: ``(1, features)``).
@@ -84,28 +84,23 @@ class Normalization(Layer):
                 f"All `axis` values to be kept must have known shape. Got axis: {self.axis}, "
                 f"input shape: {shape}"
             )
-        if self.input_mean is not None:
+        if self.input_mean is not None:  # given: constants, not weights (as Keras)
             mean = np.broadcast_to(np.asarray(self.input_mean, self.dtype), self._stat_shape)
             variance = np.broadcast_to(
                 np.asarray(self.input_variance, self.dtype), self._stat_shape
             )
-            init_mean, init_var, init_count = mean.copy(), variance.copy(), 0
-        else:
-            init_mean = np.zeros(self._stat_shape, self.dtype)
-            init_var = np.ones(self._stat_shape, self.dtype)
-            init_count = 0
+            object.__setattr__(self, "mean", convert_to_tensor(mean.copy()))
+            object.__setattr__(self, "variance", convert_to_tensor(variance.copy()))
+            self.built = True
+            return
         self.mean = self.add_weight(
-            "mean", shape=self._stat_shape, initializer=lambda s, dtype=None: init_mean,
-            trainable=False,
+            "mean", shape=self._stat_shape, initializer="zeros", trainable=False
         )
         self.variance = self.add_weight(
-            "variance", shape=self._stat_shape, initializer=lambda s, dtype=None: init_var,
-            trainable=False,
+            "variance", shape=self._stat_shape, initializer="ones", trainable=False
         )
-        self.count = self.add_weight(
-            "count", shape=(), dtype="int64",
-            initializer=lambda s, dtype=None: np.asarray(init_count, np.int64), trainable=False,
-        )
+        self.count = self.add_weight("count", shape=(), dtype="int64", initializer="zeros",
+                                     trainable=False)
         self.built = True
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
@@ -131,6 +126,10 @@ class Normalization(Layer):
             total = combined
         if mean is None:
             raise ValueError("Normalization.adapt received no data.")
+        if self.input_mean is not None:
+            raise ValueError(
+                "Normalization was given mean= and variance=; adapt() cannot change them."
+            )
         self.mean.assign(mean.reshape(self._stat_shape).astype(self.dtype))
         self.variance.assign((m2 / total).reshape(self._stat_shape).astype(self.dtype))
         self.count.assign(np.asarray(total, np.int64))
