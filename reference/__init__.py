@@ -14,6 +14,7 @@ from simdist_reference.batching import (
     per_replica_batch_sizes,
     rebatch,
 )
+from simdist_reference.batch_norm import sync_batch_norm, sync_batch_statistics
 from simdist_reference.collectives import (
     all_gather,
     all_reduce,
@@ -57,6 +58,8 @@ from simdist_reference.variables import (
 __all__ = [
     "AGGREGATIONS",
     "REDUCE_OPS",
+    "sync_batch_norm",
+    "sync_batch_statistics",
     "UPDATE_KINDS",
     "StepResult",
     "aggregation_name",
