@@ -79,7 +79,8 @@ class Model(Layer):
         """``['loss', <metric names>...]`` once compiled."""
         if not self._is_compiled:
             return []
-        return ["loss", *[m.name for m in self._compiled_metrics]]
+        outputs = list(getattr(self, "_output_loss_trackers", {}))
+        return ["loss", *outputs, *[m.name for m in self._compiled_metrics]]
 
     @property
     def layers(self) -> list:
