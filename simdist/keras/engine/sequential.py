@@ -11,6 +11,7 @@ from __future__ import annotations
 from simdist.core.shape import TensorShape, as_shape
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.engine.input_layer import InputLayer
+from simdist.keras.engine.keras_tensor import KerasTensor
 from simdist.keras.engine.training import Model
 
 __all__ = ["Sequential"]
@@ -44,6 +45,8 @@ class Sequential(Model):
             TypeError: ``layer`` is not a Keras layer.
             ValueError: a layer of this model already has ``layer``'s name.
         """
+        if isinstance(layer, KerasTensor) and isinstance(layer._keras_history[0], InputLayer):
+            layer = layer._keras_history[0]  # model.add(tf.keras.Input(shape)), as Keras
         if isinstance(layer, InputLayer):
             if self._stack or self._input_layer is not None:
                 raise ValueError("An InputLayer can only be the first layer of a Sequential.")
