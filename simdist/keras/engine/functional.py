@@ -87,6 +87,10 @@ class Functional(Model):
         ValueError: inputs that are not ``tf.keras.Input`` tensors, or a disconnected graph.
     """
 
+    @classmethod
+    def _default_name(cls) -> str:
+        return "model"  # Keras 2 names Functional models model, model_1...
+
     def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
         flat_inputs = _check_tensors(inputs, "inputs")
