@@ -4,6 +4,7 @@ Imports NumPy only, never simdist, so that simdist (and any other implementation
 strategy API) can be property-tested against it.
 """
 
+from simdist_reference.batch_norm import sync_batch_norm, sync_batch_statistics
 from simdist_reference.batching import (
     batch,
     distribute_batch_sizes,
@@ -14,7 +15,6 @@ from simdist_reference.batching import (
     per_replica_batch_sizes,
     rebatch,
 )
-from simdist_reference.batch_norm import sync_batch_norm, sync_batch_statistics
 from simdist_reference.collectives import (
     all_gather,
     all_reduce,

@@ -61,8 +61,10 @@ def sync_batch_norm(
         return np.asarray(v, np.float64).reshape(shape)
 
     outputs = [
-        (np.asarray(b, np.float64) - along(mean)) / np.sqrt(along(variance) + epsilon)
-        * along(gamma) + along(beta)
+        (np.asarray(b, np.float64) - along(mean))
+        / np.sqrt(along(variance) + epsilon)
+        * along(gamma)
+        + along(beta)
         for b in replica_batches
     ]
     decay = 1.0 - momentum

@@ -96,8 +96,14 @@ class NonNeg(Constraint):
 
 max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
 _CLASSES = {
-    "MaxNorm": MaxNorm, "MinMaxNorm": MinMaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm,
-    "max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
+    "MaxNorm": MaxNorm,
+    "MinMaxNorm": MinMaxNorm,
+    "NonNeg": NonNeg,
+    "UnitNorm": UnitNorm,
+    "max_norm": MaxNorm,
+    "min_max_norm": MinMaxNorm,
+    "non_neg": NonNeg,
+    "unit_norm": UnitNorm,
 }
 
 

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from simdist.core.ops import elementwise_ops, math_ops, reduction_ops
 
-__all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize", "deserialize"]
+__all__ = [
+    "Regularizer",
+    "L1",
+    "L2",
+    "L1L2",
+    "l1",
+    "l2",
+    "l1_l2",
+    "get",
+    "serialize",
+    "deserialize",
+]
 
 
 class Regularizer:
@@ -44,9 +55,7 @@ class L1L2(Regularizer):
     def __call__(self, x):
         penalty = None
         if self.l1:
-            penalty = math_ops.multiply(
-                reduction_ops.reduce_sum(elementwise_ops.abs(x)), self.l1
-            )
+            penalty = math_ops.multiply(reduction_ops.reduce_sum(elementwise_ops.abs(x)), self.l1)
         if self.l2:
             term = math_ops.multiply(reduction_ops.reduce_sum(elementwise_ops.square(x)), self.l2)
             penalty = term if penalty is None else math_ops.add(penalty, term)

@@ -36,9 +36,9 @@ old one. A save that fails before the swap leaves the previous model untouched; 
 between the two renames leaves the previous model at ``.NAME.old-*``, which ``load_model``
 names in its error. Damaged files raise ``DataLossError`` naming the file.
 
-Only ``Sequential`` models are saved this way (their architecture is data). A subclassed
-model's architecture is Python code: save its weights with ``save_weights`` or
-``tf.train.Checkpoint`` and rebuild it from its class.
+Sequential and Functional models are saved as data; a subclassed model as its class name,
+``get_config()`` and build shape, as Keras does (load it with ``custom_objects``); see
+``simdist.keras.model_config``.
 """
 
 from __future__ import annotations
@@ -74,20 +74,12 @@ def _check_savable(model, path: str) -> None:
             f"Cannot save to '{path}': simdist does not write HDF5. Pass a path without the "
             "suffix; simdist writes a directory (config.json + weights.npz)."
         )
-    if type(model) is not Sequential:
-        raise NotImplementedError(
-            f"Cannot save model '{model.name}' of class {type(model).__name__} with "
-            "model.save(): its architecture is Python code, which simdist does not "
-            "serialize. Save its weights with model.save_weights(path) (or "
-            "tf.train.Checkpoint(model=model).save(prefix)) and rebuild the model from its "
-            "class before load_weights / restore."
-        )
     if not model.built:
         raise ValueError(
             f"Model '{model.name}' cannot be saved because it is not built: its input shape "
             "is unknown. Call model.build(input_shape) or call the model on data first."
         )
-    if model_config.input_shape_of(model) is None and model.weights:
+    if type(model) is Sequential and model_config.input_shape_of(model) is None and model.weights:
         raise ValueError(
             f"Model '{model.name}' cannot be saved: its input shape was not recorded, so it "
             "could not be rebuilt. Declare it (input_shape= on the first layer, or a "
@@ -150,7 +142,7 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "simdist_version": __version__,
-        "model": {"class_name": "Sequential", "config": model_config.sequential_config(model)},
+        "model": model_config.model_to_config(model),
         "weights": entries,
     }
     training_config = _training_config(model)
@@ -292,9 +284,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     classes = {**model_config.builtin_layers(), **(custom_objects or {})}
     where = f"'{os.path.join(path, CONFIG_FILE)}'"
     entry = document["model"]
-    if entry.get("class_name") != "Sequential" or not isinstance(entry.get("config"), dict):
-        raise errors.DataLossError(f"{where} does not describe a Sequential model.")
-    model = model_config.sequential_from_config(entry["config"], classes, where)
+    if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
+        raise errors.DataLossError(f"{where} does not describe a model.")
+    model = model_config.model_from_config(entry, classes, where)
     _assign_weights(model, document["weights"], arrays, path)
     training_config = document.get("training_config")
     if compile and isinstance(training_config, dict):

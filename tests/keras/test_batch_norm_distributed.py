@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import simdist_reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simdist as tf
-import simdist_reference as ref
 from simdist.core.variables import VariableAggregation, VariableSynchronization
 
 L = tf.keras.layers
@@ -59,7 +59,8 @@ def test_moving_statistics_are_on_read_mean_variables():
         assert variable.aggregation is VariableAggregation.MEAN
         assert not variable.trainable
     assert [w.name for w in layer.trainable_weights] == [
-        "batch_normalization/gamma:0", "batch_normalization/beta:0"
+        "batch_normalization/gamma:0",
+        "batch_normalization/beta:0",
     ]
 
 
@@ -73,8 +74,9 @@ def test_each_replica_moves_its_own_copy_and_a_read_averages_them():
     copies = [np.asarray(v) for v in layer.moving_mean.values]
     np.testing.assert_allclose(copies[0], 0.5 * batch[:2].mean(0), rtol=1e-6)
     np.testing.assert_allclose(copies[1], 0.5 * batch[2:].mean(0), rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(layer.moving_mean), (copies[0] + copies[1]) / 2,
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(layer.moving_mean), (copies[0] + copies[1]) / 2, rtol=1e-6
+    )
     np.testing.assert_allclose(layer.get_weights()[2], (copies[0] + copies[1]) / 2, rtol=1e-6)
 
 
@@ -88,8 +90,9 @@ def test_each_replica_moves_its_own_copy_and_a_read_averages_them():
 )
 def test_sync_batch_norm_n_replicas_equal_one(replicas, per_replica, channels, seed, image):
     rng = np.random.default_rng(seed)
-    shape = (replicas * per_replica, 2, 2, channels) if image else (replicas * per_replica,
-                                                                     channels)
+    shape = (
+        (replicas * per_replica, 2, 2, channels) if image else (replicas * per_replica, channels)
+    )
     batch = rng.standard_normal(shape) * 3 + 1
     gamma = rng.uniform(0.5, 2.0, channels)
     beta = rng.standard_normal(channels)
@@ -104,8 +107,13 @@ def test_sync_batch_norm_n_replicas_equal_one(replicas, per_replica, channels, s
         out, grad = _train_step(strategy, layer, batch)
         results[n] = (out, grad, np.asarray(layer.moving_mean), np.asarray(layer.moving_variance))
     outputs, new_mean, new_var = ref.sync_batch_norm(
-        np.split(batch, replicas), gamma, beta, np.zeros(channels), np.ones(channels),
-        momentum=0.8, epsilon=1e-3,
+        np.split(batch, replicas),
+        gamma,
+        beta,
+        np.zeros(channels),
+        np.ones(channels),
+        momentum=0.8,
+        epsilon=1e-3,
     )
     many, one = results[replicas], results[1]
     for a, b in zip(many, one, strict=True):
@@ -129,16 +137,16 @@ def test_plain_batch_norm_differs_from_sync_across_replicas():
         outs[cls.__name__] = _train_step(strategy, layer, batch)[0]
     assert not np.allclose(outs["BatchNormalization"], outs["SyncBatchNormalization"])
     mean, var = ref.sync_batch_statistics(np.split(batch, 2))
-    np.testing.assert_allclose(outs["SyncBatchNormalization"],
-                               (batch - mean) / np.sqrt(var + 1e-3), rtol=1e-12)
+    np.testing.assert_allclose(
+        outs["SyncBatchNormalization"], (batch - mean) / np.sqrt(var + 1e-3), rtol=1e-12
+    )
 
 
 def test_sync_batch_norm_outside_replicas_is_batch_norm():
     x = np.random.default_rng(0).standard_normal((6, 3))
     a = L.BatchNormalization(dtype="float64")
     b = L.experimental.SyncBatchNormalization(dtype="float64")
-    np.testing.assert_array_equal(np.asarray(a(x, training=True)),
-                                  np.asarray(b(x, training=True)))
+    np.testing.assert_array_equal(np.asarray(a(x, training=True)), np.asarray(b(x, training=True)))
 
 
 @pytest.mark.parametrize("bad", ["renorm", "virtual_batch_size"])

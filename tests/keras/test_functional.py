@@ -30,8 +30,7 @@ def test_input_is_symbolic_with_batch_axis_none():
 
 
 def test_input_names_count_up_as_keras_2():
-    assert [tf.keras.Input((1,))._keras_history[0].name for _ in range(2)] == ["input_1",
-                                                                              "input_2"]
+    assert [tf.keras.Input((1,))._keras_history[0].name for _ in range(2)] == ["input_1", "input_2"]
 
 
 def test_functional_model_runs_the_graph():
@@ -54,7 +53,12 @@ def test_functional_model_runs_the_graph():
 def test_weights_are_the_layers_in_order_and_named_without_model_scope():
     model, _ = _two_input_model()
     assert [w.name for w in model.trainable_weights] == [
-        "da/kernel:0", "da/bias:0", "db/kernel:0", "db/bias:0", "head/kernel:0", "head/bias:0"
+        "da/kernel:0",
+        "da/bias:0",
+        "db/kernel:0",
+        "db/bias:0",
+        "head/kernel:0",
+        "head/bias:0",
     ]
     assert model.count_params() == 3 * 4 + 4 + 2 * 4 + 4 + 7 + 1
 
@@ -132,17 +136,21 @@ def test_functional_fit_multi_output_loss_weights_and_logs():
     x = tf.keras.Input((3,))
     h = L.Dense(4, activation="tanh")(x)
     model = tf.keras.Model(x, [L.Dense(1, name="reg")(h), L.Dense(2, name="cls")(h)])
-    model.compile(optimizer="sgd", loss=["mse", "sparse_categorical_crossentropy"],
-                  loss_weights=[1.0, 0.5], metrics={"cls": ["accuracy"]})
+    model.compile(
+        optimizer="sgd",
+        loss=["mse", "sparse_categorical_crossentropy"],
+        loss_weights=[1.0, 0.5],
+        metrics={"cls": ["accuracy"]},
+    )
     rng = np.random.default_rng(0)
     data = rng.standard_normal((16, 3)).astype("float32")
     targets = [rng.standard_normal((16, 1)).astype("float32"), rng.integers(0, 2, (16,))]
     logs = model.evaluate(data, targets, verbose=0, return_dict=True)
     assert set(logs) == {"loss", "reg_loss", "cls_loss", "cls_accuracy"}
-    np.testing.assert_allclose(logs["loss"], logs["reg_loss"] + 0.5 * logs["cls_loss"],
-                               rtol=1e-5)
-    history = model.fit(data, {"reg": targets[0], "cls": targets[1]}, epochs=2, batch_size=8,
-                        verbose=0)
+    np.testing.assert_allclose(logs["loss"], logs["reg_loss"] + 0.5 * logs["cls_loss"], rtol=1e-5)
+    history = model.fit(
+        data, {"reg": targets[0], "cls": targets[1]}, epochs=2, batch_size=8, verbose=0
+    )
     assert len(history.history["cls_loss"]) == 2
     assert model.metrics_names == ["loss", "reg_loss", "cls_loss", "cls_accuracy"]
 

@@ -20,7 +20,8 @@ def _objective(layer, arrays, training, proj):
     inputs = [tf.constant(a) for a in arrays]
     out = layer(inputs if len(inputs) > 1 else inputs[0], training=training)
     outs = out if isinstance(out, (list, tuple)) else [out]
-    return sum(float(np.sum(np.asarray(o, np.float64) * p)) for o, p in zip(outs, proj, strict=True))
+    pairs = zip(outs, proj, strict=True)
+    return sum(float(np.sum(np.asarray(o, np.float64) * p)) for o, p in pairs)
 
 
 def check_layer(layer, *arrays, training=True, eps=1e-6, rtol=1e-5, atol=1e-7):
@@ -57,8 +58,9 @@ def check_layer(layer, *arrays, training=True, eps=1e-6, rtol=1e-5, atol=1e-7):
             down = _objective(layer, minus, training, proj)
             numeric[idx] = (up - down) / (2 * eps)
         assert analytic[i] is not None, f"input {i}: no gradient"
-        np.testing.assert_allclose(np.asarray(analytic[i]), numeric, rtol=rtol, atol=atol,
-                                   err_msg=f"gradient of input {i}")
+        np.testing.assert_allclose(
+            np.asarray(analytic[i]), numeric, rtol=rtol, atol=atol, err_msg=f"gradient of input {i}"
+        )
     for j, variable in enumerate(variables):
         base = np.array(variable.numpy())
         numeric = np.zeros_like(base)
@@ -73,8 +75,13 @@ def check_layer(layer, *arrays, training=True, eps=1e-6, rtol=1e-5, atol=1e-7):
         restore()
         grad = analytic[len(arrays) + j]
         assert grad is not None, f"weight {variable.name}: no gradient"
-        np.testing.assert_allclose(np.asarray(tf.convert_to_tensor(grad)), numeric, rtol=rtol,
-                                   atol=atol, err_msg=f"gradient of {variable.name}")
+        np.testing.assert_allclose(
+            np.asarray(tf.convert_to_tensor(grad)),
+            numeric,
+            rtol=rtol,
+            atol=atol,
+            err_msg=f"gradient of {variable.name}",
+        )
 
 
 def _x(*shape, seed=0):
@@ -100,8 +107,10 @@ CASES = {
     "gap1d": (lambda: L.GlobalAveragePooling1D(**F64), [(2, 3, 2)]),
     "gmp1d": (lambda: L.GlobalMaxPooling1D(**F64), [(2, 3, 2)]),
     "conv1d": (lambda: L.Conv1D(2, 3, padding="same", activation="tanh", **F64), [(2, 5, 2)]),
-    "conv1d_causal": (lambda: L.Conv1D(2, 2, padding="causal", dilation_rate=2, **F64),
-                      [(1, 5, 2)]),
+    "conv1d_causal": (
+        lambda: L.Conv1D(2, 2, padding="causal", dilation_rate=2, **F64),
+        [(1, 5, 2)],
+    ),
     "conv1d_strided": (lambda: L.Conv1D(3, 2, strides=2, **F64), [(2, 5, 1)]),
     "layer_norm": (lambda: L.LayerNormalization(**F64), [(3, 4)]),
     "layer_norm_axes": (lambda: L.LayerNormalization(axis=[1, 2], **F64), [(2, 2, 3)]),
@@ -112,11 +121,15 @@ CASES = {
     "simple_rnn": (lambda: L.SimpleRNN(2, return_sequences=True, **F64), [(2, 3, 2)]),
     "lstm": (lambda: L.LSTM(2, return_state=True, **F64), [(2, 3, 2)]),
     "gru": (lambda: L.GRU(2, return_sequences=True, **F64), [(2, 3, 2)]),
-    "gru_reset_before": (lambda: L.GRU(2, reset_after=False, go_backwards=True, **F64),
-                         [(2, 3, 2)]),
+    "gru_reset_before": (
+        lambda: L.GRU(2, reset_after=False, go_backwards=True, **F64),
+        [(2, 3, 2)],
+    ),
     "rescaling": (lambda: L.Rescaling(0.5, offset=1.0, **F64), [(2, 3)]),
-    "normalization": (lambda: L.Normalization(mean=[1.0, 2.0], variance=[4.0, 0.5], **F64),
-                      [(3, 2)]),
+    "normalization": (
+        lambda: L.Normalization(mean=[1.0, 2.0], variance=[4.0, 0.5], **F64),
+        [(3, 2)],
+    ),
     "dense_in_lambda": (lambda: L.Lambda(lambda x: tf.nn.relu(x) * 2.0, **F64), [(2, 3)]),
 }
 

@@ -81,16 +81,20 @@ LAYER_CASES = {
     "batch_norm_conv": (L + "BatchNormalization(axis=-1)", [(4, 3, 3, 2)]),
     "batch_norm_axis1": (L + "BatchNormalization(axis=1, center=False)", [(4, 3, 5)]),
     "simple_rnn": (L + "SimpleRNN(3, return_sequences=True)", [(2, 4, 2)]),
-    "simple_rnn_state_back": (L + "SimpleRNN(3, return_state=True, go_backwards=True)",
-                              [(2, 4, 2)]),
+    "simple_rnn_state_back": (
+        L + "SimpleRNN(3, return_state=True, go_backwards=True)",
+        [(2, 4, 2)],
+    ),
     "lstm": (L + "LSTM(3)", [(2, 5, 2)]),
     "lstm_seq_state": (L + "LSTM(2, return_sequences=True, return_state=True)", [(3, 4, 3)]),
     "gru": (L + "GRU(3, return_sequences=True)", [(2, 5, 2)]),
     "gru_state": (L + "GRU(2, return_state=True)", [(2, 3, 4)]),
     "gru_reset_before": (L + "GRU(3, reset_after=False, return_sequences=True)", [(2, 4, 2)]),
     "rescaling": (L + "Rescaling(0.5, offset=-1.0)", [(2, 3)]),
-    "normalization_given": (L + "Normalization(mean=[1.0, 2.0, 3.0], variance=[1.0, 4.0, 0.25])",
-                            [(4, 3)]),
+    "normalization_given": (
+        L + "Normalization(mean=[1.0, 2.0, 3.0], variance=[1.0, 4.0, 0.25])",
+        [(4, 3)],
+    ),
     "dropout_infer": (L + "Dropout(0.5)", [(3, 4)]),
 }
 TRAINING_OFF = {"batch_norm_infer", "dropout_infer"}
@@ -109,7 +113,8 @@ _MISC_CASES = {
                 out = layer(ids)
                 loss = tf.reduce_sum(out * np.arange(18, dtype="float32").reshape(2, 3, 3))
             grad = tape.gradient(loss, layer.embeddings)
-            return {"weights": start, "out": out.numpy(), "grad": tf.convert_to_tensor(grad).numpy()}
+            grad = tf.convert_to_tensor(grad).numpy()
+            return {"weights": start, "out": out.numpy(), "grad": grad}
         """
     ),
     "normalization_adapt": textwrap.dedent(
@@ -185,7 +190,10 @@ _MISC_CASES = {
 def _layer_source(name: str) -> str:
     expr, shapes = LAYER_CASES[name]
     return _LAYER_CASE.format(
-        seed=sum(map(ord, name)), shapes=repr(shapes), expr=expr, multi=len(shapes) > 1,
+        seed=sum(map(ord, name)),
+        shapes=repr(shapes),
+        expr=expr,
+        multi=len(shapes) > 1,
         training=name not in TRAINING_OFF,
     )
 

@@ -103,11 +103,19 @@ def run_tf(cases: dict, timeout: float = 600) -> tuple[dict, dict]:
         with open(paths[0], "w") as f:
             json.dump(spec, f)
         np.savez(paths[1], **given)
-        env = {**os.environ, "TF_USE_LEGACY_KERAS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
-               "CUDA_VISIBLE_DEVICES": ""}
+        env = {
+            **os.environ,
+            "TF_USE_LEGACY_KERAS": "1",
+            "TF_CPP_MIN_LOG_LEVEL": "3",
+            "CUDA_VISIBLE_DEVICES": "",
+        }
         done = subprocess.run(
-            [sys.executable, "-c", _RUNNER, *paths], env=env, capture_output=True,
-            text=True, timeout=timeout, check=False,
+            [sys.executable, "-c", _RUNNER, *paths],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
         if done.returncode != 0:
             raise RuntimeError(f"the TF subprocess failed:\n{done.stderr[-4000:]}")
@@ -134,8 +142,9 @@ def _text(values) -> np.ndarray:
     )
 
 
-def assert_match(name: str, ours: dict, theirs: dict, rtol: float, atol: float,
-                 skip=("weights",)) -> None:
+def assert_match(
+    name: str, ours: dict, theirs: dict, rtol: float, atol: float, skip=("weights",)
+) -> None:
     """Every key of ``ours`` (but ``skip``) equals TF's within tolerance."""
     for key, values in ours.items():
         if key in skip or (not values and key not in theirs):
@@ -147,6 +156,9 @@ def assert_match(name: str, ours: dict, theirs: dict, rtol: float, atol: float,
                 np.testing.assert_array_equal(_text(a), _text(b), err_msg=f"{name}/{key}[{i}]")
                 continue
             np.testing.assert_allclose(
-                np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=rtol, atol=atol,
+                np.asarray(a, np.float64),
+                np.asarray(b, np.float64),
+                rtol=rtol,
+                atol=atol,
                 err_msg=f"{name}/{key}[{i}] simdist vs TF",
             )

@@ -134,8 +134,10 @@ def compile_losses(model, loss, loss_weights=None) -> CompiledLoss:
     if all(item is None for item in per_output):
         resolve_loss(None)  # raises the "No loss to compute" error
     specs = [None if item is None else resolve_loss(item) for item in per_output]
-    weights = [1.0 if w is None else float(w)
-               for w in _per_output(loss_weights, names, "loss_weights", 1.0)]
+    weights = [
+        1.0 if w is None else float(w)
+        for w in _per_output(loss_weights, names, "loss_weights", 1.0)
+    ]
     nested = isinstance(getattr(model, "_nested_outputs", None), dict)
     return CompiledLoss(names, specs, weights, nested)
 
@@ -175,8 +177,11 @@ def _split(value, compiled: CompiledLoss, what: str) -> list:
 
 def _predictions(y_pred, compiled: CompiledLoss) -> list:
     if len(compiled.names) == 1:
-        return [y_pred[0] if isinstance(y_pred, (list, tuple)) and len(y_pred) == 1 else
-                (next(iter(y_pred.values())) if isinstance(y_pred, dict) else y_pred)]
+        return [
+            y_pred[0]
+            if isinstance(y_pred, (list, tuple)) and len(y_pred) == 1
+            else (next(iter(y_pred.values())) if isinstance(y_pred, dict) else y_pred)
+        ]
     if isinstance(y_pred, dict):
         return [y_pred[n] for n in compiled.names]
     return list(y_pred)

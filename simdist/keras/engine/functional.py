@@ -194,8 +194,10 @@ class Functional(Model):
         for tensor, value in self._input_values(inputs):
             expected = tensor.shape
             got = TensorShape(getattr(value, "shape", ()))
-            if expected.rank is not None and got.rank is not None and (
-                got.rank != expected.rank or not expected.is_compatible_with(got)
+            if (
+                expected.rank is not None
+                and got.rank is not None
+                and (got.rank != expected.rank or not expected.is_compatible_with(got))
             ):
                 raise ValueError(
                     f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '

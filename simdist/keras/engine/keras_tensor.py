@@ -41,7 +41,7 @@ class KerasTensor:
         self._keras_history = None  # (layer, node_index, tensor_index) once a node owns it
 
     @property
-    def node(self) -> "Node":
+    def node(self) -> Node:
         return self._keras_history[0]._inbound_nodes[self._keras_history[1]]
 
     def __repr__(self) -> str:
@@ -94,7 +94,7 @@ class Node:
             tensor._keras_history = (layer, index, i)
 
     @property
-    def parent_nodes(self) -> list["Node"]:
+    def parent_nodes(self) -> list[Node]:
         return [t.node for t in self.inbound_tensors]
 
     def run(self, values: dict, training=None):
@@ -129,9 +129,7 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     kwargs_probe = dict(kwargs)
     kwargs_probe.setdefault("training", False)
     flat = nest.flatten((args, kwargs_probe))
-    unknown = any(
-        d is None for t in flat if isinstance(t, KerasTensor) for d in t.shape.as_list()
-    )
+    unknown = any(d is None for t in flat if isinstance(t, KerasTensor) for d in t.shape.as_list())
 
     def probe(fill: int):
         concrete = [t._probe(fill) if isinstance(t, KerasTensor) else t for t in flat]

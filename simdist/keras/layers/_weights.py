@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simdist.keras import constraints, regularizers
 
-__all__ = ["WeightOptions", "weight_options"]
+__all__ = ["WeightOptions", "weight_options", "weight_options_config"]
 
 
 class WeightOptions(dict):
@@ -36,3 +36,16 @@ def weight_options(**options) -> WeightOptions:
         getter = regularizers.get if key.endswith("regularizer") else constraints.get
         out[key] = getter(value)
     return out
+
+
+def weight_options_config(layer) -> dict:
+    """``kernel/bias_regularizer/constraint`` of a Dense-like layer, for its get_config."""
+    return WeightOptions(
+        (key, getattr(layer, key))
+        for key in (
+            "kernel_regularizer",
+            "bias_regularizer",
+            "kernel_constraint",
+            "bias_constraint",
+        )
+    ).config()

@@ -19,7 +19,7 @@ __all__ = ["Embedding"]
 
 
 class Embedding(Layer):
-    """``Embedding(input_dim, output_dim)``: ``[batch, ...]`` indices -> ``[batch, ..., output_dim]``.
+    """Indices ``[batch, ...]`` -> rows ``[batch, ..., output_dim]`` of the table.
 
     Raises:
         ValueError: ``input_dim`` or ``output_dim`` is not a positive integer.

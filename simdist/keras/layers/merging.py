@@ -13,8 +13,20 @@ from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
 
 __all__ = [
-    "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
-    "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate",
+    "Add",
+    "Subtract",
+    "Multiply",
+    "Average",
+    "Maximum",
+    "Minimum",
+    "Concatenate",
+    "add",
+    "subtract",
+    "multiply",
+    "average",
+    "maximum",
+    "minimum",
+    "concatenate",
 ]
 
 

@@ -40,8 +40,10 @@ def normalize(x, mean, variance, gamma, beta, epsilon: float) -> Tensor:
     inv = elementwise_ops.rsqrt(math_ops.add(variance, epsilon))
     if gamma is not None:
         inv = math_ops.multiply(inv, gamma)
-    shift = math_ops.negative(math_ops.multiply(mean, inv)) if beta is None else (
-        math_ops.subtract(beta, math_ops.multiply(mean, inv))
+    shift = (
+        math_ops.negative(math_ops.multiply(mean, inv))
+        if beta is None
+        else (math_ops.subtract(beta, math_ops.multiply(mean, inv)))
     )
     return math_ops.add(math_ops.multiply(x, inv), shift)
 
@@ -52,8 +54,7 @@ def _axes(axis, rank: int, layer) -> list[int]:
     for a in items:
         if not -rank <= a < rank:
             raise ValueError(
-                f"Invalid axis for {type(layer).__name__} '{layer.name}': {a} (input rank "
-                f"{rank})."
+                f"Invalid axis for {type(layer).__name__} '{layer.name}': {a} (input rank {rank})."
             )
         out.append(a % rank)
     return sorted(set(out))
@@ -102,13 +103,17 @@ class _Normalization(Layer):
         self.gamma = self.beta = None
         if self.scale:
             self.gamma = self.add_weight(
-                "gamma", shape=self._param_shape, initializer=self.gamma_initializer,
+                "gamma",
+                shape=self._param_shape,
+                initializer=self.gamma_initializer,
                 regularizer=self._options["gamma_regularizer"],
                 constraint=self._options["gamma_constraint"],
             )
         if self.center:
             self.beta = self.add_weight(
-                "beta", shape=self._param_shape, initializer=self.beta_initializer,
+                "beta",
+                shape=self._param_shape,
+                initializer=self.beta_initializer,
                 regularizer=self._options["beta_regularizer"],
                 constraint=self._options["beta_constraint"],
             )
@@ -159,8 +164,17 @@ class LayerNormalization(_Normalization):
         **kwargs,
     ) -> None:
         super().__init__(
-            axis, epsilon, center, scale, beta_initializer, gamma_initializer,
-            beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint, **kwargs,
+            axis,
+            epsilon,
+            center,
+            scale,
+            beta_initializer,
+            gamma_initializer,
+            beta_regularizer,
+            gamma_regularizer,
+            beta_constraint,
+            gamma_constraint,
+            **kwargs,
         )
 
     def build(self, input_shape) -> None:
@@ -212,8 +226,17 @@ class BatchNormalization(_Normalization):
         kwargs.pop("renorm_clipping", None)
         kwargs.pop("renorm_momentum", None)
         super().__init__(
-            axis, epsilon, center, scale, beta_initializer, gamma_initializer,
-            beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint, **kwargs,
+            axis,
+            epsilon,
+            center,
+            scale,
+            beta_initializer,
+            gamma_initializer,
+            beta_regularizer,
+            gamma_regularizer,
+            beta_constraint,
+            gamma_constraint,
+            **kwargs,
         )
         if renorm or virtual_batch_size is not None:
             raise NotImplementedError(
@@ -294,7 +317,5 @@ class BatchNormalization(_Normalization):
             **self._base_config(),
             "momentum": self.momentum,
             "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
-            "moving_variance_initializer": initializers.serialize(
-                self.moving_variance_initializer
-            ),
+            "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
         }

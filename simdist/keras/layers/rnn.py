@@ -48,8 +48,7 @@ class RNN(Layer):
         super().__init__(**kwargs)
         if stateful or time_major:
             raise NotImplementedError(
-                f"{type(self).__name__}: stateful=True and time_major=True are not yet in "
-                "simdist."
+                f"{type(self).__name__}: stateful=True and time_major=True are not yet in simdist."
             )
         self.cell = cell
         self.return_sequences = bool(return_sequences)
@@ -83,9 +82,9 @@ class RNN(Layer):
             dtype = inputs.dtype.as_numpy_dtype
             states = [convert_to_tensor(np.zeros((batch, s), dtype)) for s in sizes]
         else:
-            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [
-                initial_state
-            ]
+            states = (
+                list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            )
             if len(states) != len(sizes):
                 raise ValueError(
                     f"An `initial_state` was passed that is not compatible with `cell.state_size"
@@ -131,13 +130,27 @@ class _Recurrent(RNN):
     """A recurrent layer whose cell is made from the layer's own arguments."""
 
     _CELL = None
-    _LAYER_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
-                   "time_major")
+    _LAYER_ARGS = (
+        "return_sequences",
+        "return_state",
+        "go_backwards",
+        "stateful",
+        "unroll",
+        "time_major",
+    )
 
     def __init__(self, units, **kwargs) -> None:
         layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in self._LAYER_ARGS}
-        for key in ("name", "trainable", "dtype", "input_shape", "batch_input_shape",
-                    "batch_size", "input_dim", "weights"):
+        for key in (
+            "name",
+            "trainable",
+            "dtype",
+            "input_shape",
+            "batch_input_shape",
+            "batch_size",
+            "input_dim",
+            "weights",
+        ):
             if key in kwargs:
                 layer_kwargs[key] = kwargs.pop(key)
         kwargs.pop("activity_regularizer", None)

@@ -95,12 +95,15 @@ class _Cell(Layer):
         features = int(input_shape[-1])
         width = self._GATES * self.units
         self.kernel = self.add_weight(
-            "kernel", shape=[features, width], initializer=self.kernel_initializer,
+            "kernel",
+            shape=[features, width],
+            initializer=self.kernel_initializer,
             regularizer=self._options["kernel_regularizer"],
             constraint=self._options["kernel_constraint"],
         )
         self.recurrent_kernel = self.add_weight(
-            "recurrent_kernel", shape=[self.units, width],
+            "recurrent_kernel",
+            shape=[self.units, width],
             initializer=self.recurrent_initializer,
             regularizer=self._options["recurrent_regularizer"],
             constraint=self._options["recurrent_constraint"],
@@ -108,7 +111,9 @@ class _Cell(Layer):
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(
-                "bias", shape=self._bias_shape(), initializer=self._bias_initializer(),
+                "bias",
+                shape=self._bias_shape(),
+                initializer=self._bias_initializer(),
                 regularizer=self._options["bias_regularizer"],
                 constraint=self._options["bias_constraint"],
             )
@@ -232,9 +237,7 @@ class GRUCell(_Cell):
             inner = math_ops.matmul(h_prev, self.recurrent_kernel)
             if recurrent_bias is not None:
                 inner = math_ops.add(inner, recurrent_bias)
-            z = self.recurrent_activation(
-                math_ops.add(_columns(x, 0, u), _columns(inner, 0, u))
-            )
+            z = self.recurrent_activation(math_ops.add(_columns(x, 0, u), _columns(inner, 0, u)))
             r = self.recurrent_activation(
                 math_ops.add(_columns(x, u, 2 * u), _columns(inner, u, 2 * u))
             )

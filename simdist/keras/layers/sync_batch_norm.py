@@ -41,9 +41,7 @@ class SyncBatchNormalization(BatchNormalization):
         local_sum = reduction_ops.reduce_sum(inputs, axis=axes)
         local_squares = reduction_ops.reduce_sum(elementwise_ops.square(inputs), axis=axes)
         local_batch = np.asarray(float(dims[axes[0]]), dtype=inputs.dtype.as_numpy_dtype)
-        total, squares, batch = context.all_reduce(
-            "SUM", [local_sum, local_squares, local_batch]
-        )
+        total, squares, batch = context.all_reduce("SUM", [local_sum, local_squares, local_batch])
         others = math.prod(dims[a] for a in axes[1:])
         count = math_ops.multiply(batch, float(others))
         mean = math_ops.divide(total, count)

@@ -42,8 +42,9 @@ def encode(indices: np.ndarray, depth: int, mode: str, weights=None, name: str =
             )
         out = np.zeros((*indices.shape, depth), np.float32)
         hit = indices >= 0
-        np.put_along_axis(out, np.where(hit, indices, 0)[..., None], hit[..., None]
-                          .astype(np.float32), axis=-1)
+        np.put_along_axis(
+            out, np.where(hit, indices, 0)[..., None], hit[..., None].astype(np.float32), axis=-1
+        )
         return convert_to_tensor(out)
     if indices.ndim > 2:
         raise ValueError(

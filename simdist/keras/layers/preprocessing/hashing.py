@@ -30,8 +30,9 @@ class Hashing(Layer):
         ValueError: a bad ``num_bins``, ``salt`` or ``output_mode``; at call, float inputs.
     """
 
-    def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
-                 **kwargs) -> None:
+    def __init__(
+        self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False, **kwargs
+    ) -> None:
         kwargs.setdefault("dtype", "int64" if output_mode == "int" else "float32")
         super().__init__(**kwargs)
         if sparse:

@@ -119,6 +119,7 @@ class _IndexLookup(Layer):
 
     def get_vocabulary(self, include_special_tokens: bool = True) -> list:
         """Every index's token: mask (``int`` mode only), OOV tokens, then the vocabulary."""
+
         def shown(t):
             return t.decode("utf-8") if isinstance(t, bytes) else t
 
@@ -205,8 +206,9 @@ class StringLookup(_IndexLookup):
 
     _STRINGS = True
 
-    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]",
-                 **kwargs) -> None:
+    def __init__(
+        self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]", **kwargs
+    ) -> None:
         super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, **kwargs)
 
 
@@ -215,6 +217,7 @@ class IntegerLookup(_IndexLookup):
 
     _STRINGS = False
 
-    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1,
-                 **kwargs) -> None:
+    def __init__(
+        self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1, **kwargs
+    ) -> None:
         super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, **kwargs)

@@ -1,11 +1,12 @@
 """``Rescaling`` (``x * scale + offset``) and ``Normalization`` (``(x - mean) / std``, ``adapt``).
 
 ``Normalization`` (Keras 2): ``(x - mean) / maximum(sqrt(variance), 1e-7)``, or with
-``invert=True`` ``x * sqrt(variance) + mean``. ``mean``/``variance`` are given, or learned by
-``adapt(data)`` (given values are constants; learned ones are weights): the mean and population variance of every value along each index of
-``axis`` (default the last axis; ``axis=None`` one scalar), combined batch by batch as a
-running mean/variance over ``count`` values. They are the non-trainable weights ``mean``,
-``variance``, ``count`` (shaped to broadcast against the input: ``(1, features)``).
+``invert=True`` ``x * sqrt(variance) + mean``. ``mean``/``variance`` are given
+(constants), or learned by ``adapt(data)``: the mean and population variance of every
+value along each index of ``axis`` (default the last axis; ``axis=None`` one scalar),
+combined batch by batch as a running mean/variance over ``count`` values. Learned ones are
+the non-trainable weights ``mean``, ``variance``, ``count`` (shaped to broadcast against the
+input: ``(1, features)``).
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ class Normalization(Layer):
         self.variance = self.add_weight(
             "variance", shape=self._stat_shape, initializer="ones", trainable=False
         )
-        self.count = self.add_weight("count", shape=(), dtype="int64", initializer="zeros",
-                                     trainable=False)
+        self.count = self.add_weight(
+            "count", shape=(), dtype="int64", initializer="zeros", trainable=False
+        )
         self.built = True
 
     def adapt(self, data, batch_size=None, steps=None) -> None:
