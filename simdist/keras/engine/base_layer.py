@@ -19,6 +19,7 @@ What Keras 2 does, and simdist with it:
 from __future__ import annotations
 
 import inspect
+import itertools
 import threading
 
 import numpy as np
@@ -45,10 +46,11 @@ class _CallContext(threading.local):
         self.scopes: list = []  # (layer, name) of the layers being built or called
         self.training: list = []  # the training value of each enclosing call
         self.depth = 0  # how many layer calls are in progress
-        self.generation = 0  # counts outermost calls: add_loss in a call belongs to one
+        self.generation = 0  # this thread's outermost call (from _GENERATIONS): its losses
 
 
 _CTX = _CallContext()
+_GENERATIONS = itertools.count(1)  # across threads: a later call always has a larger number
 
 
 class Layer(AutoTrackable):
@@ -70,7 +72,7 @@ class Layer(AutoTrackable):
         self._init_tracking()
         init = object.__setattr__
         init(self, "_losses", [])
-        init(self, "_call_losses", [])  # (generation, loss) added by add_loss during a call
+        init(self, "_call_losses", {})  # thread -> [(generation, loss)] of add_loss in calls
         init(self, "_metrics", [])
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Layer name must be a string, got {name!r}.")
@@ -285,16 +287,17 @@ class Layer(AutoTrackable):
         """Add a loss tensor (or a zero-argument callable giving one) to :attr:`losses`.
 
         A loss added while the layer is being called belongs to that call: the next
-        outermost call replaces it (as Keras clears a model's call losses on each call).
+        outermost call replaces it (as Keras clears a model's call losses on each call),
+        and each thread (each replica) sees the losses of its own calls.
         Losses added outside any call (and weight regularizers) stay. In a Functional
         API probe (building the graph) the value is dropped.
         """
         if probing():
             return
-        if _CTX.depth:
-            generation = _CTX.generation
-            kept = [(g, x) for g, x in self._call_losses if g == generation]
-            object.__setattr__(self, "_call_losses", [*kept, (generation, loss)])
+        if _CTX.depth:  # each replica thread keeps the losses of its own call
+            generation, thread = _CTX.generation, threading.get_ident()
+            kept = [(g, x) for g, x in self._call_losses.get(thread, ()) if g == generation]
+            self._call_losses[thread] = [*kept, (generation, loss)]
         else:
             self._losses.append(loss)
 
@@ -305,8 +308,9 @@ class Layer(AutoTrackable):
         for layer in self._flatten_layers():
             for loss in layer._losses:
                 out.append(loss() if callable(loss) else loss)
-            latest = max((g for g, _ in layer._call_losses), default=None)
-            out.extend(x for g, x in layer._call_losses if g == latest)
+            mine = layer._call_losses.get(threading.get_ident(), ())
+            latest = max((g for g, _ in mine), default=None)
+            out.extend(x for g, x in mine if g == latest)
         return out
 
     # --- building and calling -----------------------------------------------------------
@@ -386,7 +390,7 @@ class Layer(AutoTrackable):
             _CTX.scopes.append((self, self._name))
         _CTX.training.append(training)
         if not _CTX.depth:
-            _CTX.generation += 1
+            _CTX.generation = next(_GENERATIONS)
         _CTX.depth += 1
         try:
             outputs = self.call(inputs, *args, **kwargs)

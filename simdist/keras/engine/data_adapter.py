@@ -164,7 +164,8 @@ class DataHandler:
         if self._shuffle:
             order = np.random.default_rng([self.seed, int(epoch)]).permutation(self.num_samples)
             arrays = nest.map_structure(lambda a: a[order], arrays)
-        element = arrays if len(arrays) > 1 else arrays[0]
+        several_inputs = isinstance(arrays[0], tuple)  # (x,): not read as an (x, y) pair
+        element = arrays if len(arrays) > 1 or several_inputs else arrays[0]
         dataset = Dataset.from_tensor_slices(element).batch(self._batch_size)
         if not self._recreate:
             dataset = dataset.repeat()

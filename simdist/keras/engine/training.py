@@ -17,6 +17,7 @@ from simdist.core.shape import as_shape
 from simdist.keras.engine import summary as summary_lib
 from simdist.keras.engine import training_loop
 from simdist.keras.engine.base_layer import Layer
+from simdist.keras.engine.tracking import dedup
 
 __all__ = ["Model"]
 
@@ -81,6 +82,20 @@ class Model(Layer):
             return []
         outputs = list(getattr(self, "_output_loss_trackers", {}))
         return ["loss", *outputs, *[m.name for m in self._compiled_metrics]]
+
+    @property
+    def weights(self) -> list:
+        """Each sub-layer's weights (trainable, then not) in layer order, then the model's
+        own: Keras 2's order for a model, so ``get_weights``/``set_weights`` lists match."""
+        out: list = []
+        for layer in self._direct_sublayers():
+            out.extend(layer.weights)
+        out.extend(self._trainable_weights + self._non_trainable_weights)
+        return dedup(out)
+
+    @property
+    def variables(self) -> list:
+        return self.weights
 
     @property
     def layers(self) -> list:
