@@ -46,7 +46,8 @@ _FIT = _MIRRORED + textwrap.dedent(
             shared = L.Dense(5, activation="tanh", name="shared")
             x = L.LayerNormalization(name="ln")(shared(ia))
             r = L.GRU(4, name="gru")(iseq)
-            z = L.Concatenate(name="cat")([x, r, L.Multiply(name="mul")([x, shared(L.Dense(4)(r))])])
+            again = shared(L.Dense(4)(r))  # the shared layer's second call
+            z = L.Concatenate(name="cat")([x, r, L.Multiply(name="mul")([x, again])])
             z = L.BatchNormalization(name="bn")(z)
             reg = L.Dense(1, name="reg")(z)
             cls = L.Dense(2, name="cls")(L.Dropout(0.0)(z))
