@@ -92,3 +92,14 @@ def test_keras_fit_short_mode(replicas):
     assert len(losses) == 2
     assert "Saved and loaded without a strategy: predictions equal: True" in lines
     assert any(line.startswith(f"One fit step of {replicas} replicas") for line in lines)
+
+
+def test_keras_io_multi_gpu_guide_short_mode():
+    lines = run_scenario(
+        "keras_io_multi_gpu.py", "--samples", "256", "--epochs", "1", "--replicas", "2"
+    )
+    assert lines[0] == "Number of devices: 2"
+    assert any(line.startswith("evaluate: loss ") for line in lines)
+    assert "Creating a new model" in lines
+    assert "Restoring from ckpt-1" in lines
+    assert "restored a Functional model: True" in lines
