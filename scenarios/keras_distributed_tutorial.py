@@ -178,8 +178,12 @@ def main(argv=None) -> dict:
             mirrored_loss, mirrored_acc = replicated_model.evaluate(eval_dataset, verbose=0)
             print(f"Eval loss: {mirrored_loss:.4f}, Eval Accuracy: {mirrored_acc:.4f}")
         print(f"loaded model kind: {type(unreplicated_model).__name__}")
-    return {"history": history.history, "eval": (eval_loss, eval_acc),
-            "plain": (plain_loss, plain_acc), "mirrored": (mirrored_loss, mirrored_acc)}  # fmt: skip
+    return {
+        "history": history.history,
+        "eval": (eval_loss, eval_acc),
+        "plain": (plain_loss, plain_acc),
+        "mirrored": (mirrored_loss, mirrored_acc),
+    }
 
 
 if __name__ == "__main__":
