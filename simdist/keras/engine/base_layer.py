@@ -31,7 +31,7 @@ from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
 from simdist.keras import backend, initializers
-from simdist.keras.engine.keras_tensor import is_symbolic, probing, symbolic_call
+from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
 
 __all__ = ["Layer", "is_variable"]
@@ -47,6 +47,7 @@ class _CallContext(threading.local):
         self.training: list = []  # the training value of each enclosing call
         self.depth = 0  # how many layer calls are in progress
         self.generation = 0  # this thread's outermost call (from _GENERATIONS): its losses
+        self.probing = 0  # > 0 while a Functional API probe call runs: add_loss drops values
 
 
 _CTX = _CallContext()
@@ -292,7 +293,7 @@ class Layer(AutoTrackable):
         Losses added outside any call (and weight regularizers) stay. In a Functional
         API probe (building the graph) the value is dropped.
         """
-        if probing():
+        if _CTX.probing:
             return
         if _CTX.depth:  # each replica thread keeps the losses of its own call
             generation, thread = _CTX.generation, threading.get_ident()
@@ -374,7 +375,7 @@ class Layer(AutoTrackable):
         else:
             raise ValueError(f"Layer {self._name} was called without inputs.")
         if type(inputs) is not Tensor and is_symbolic(inputs):
-            return symbolic_call(self, self.__call__, (inputs, *args), kwargs)
+            return symbolic_call(self, self._probe_call, (inputs, *args), kwargs)
         inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         if training is None and _CTX.training:
@@ -401,6 +402,14 @@ class Layer(AutoTrackable):
             _CTX.training.pop()
             if self._OPENS_NAME_SCOPE:
                 _CTX.scopes.pop()
+
+    def _probe_call(self, *args, **kwargs):
+        """``__call__`` on the zeros of a Functional API probe (see keras_tensor)."""
+        _CTX.probing += 1
+        try:
+            return self(*args, **kwargs)
+        finally:
+            _CTX.probing -= 1
 
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape``, found by calling the layer on zeros.

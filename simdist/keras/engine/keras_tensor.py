@@ -17,8 +17,6 @@ a TypeError that says to use a layer (``tf.keras.layers.Add``, ``Activation``, `
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from simdist.core import dtypes, nest
@@ -124,7 +122,8 @@ def is_symbolic(structure) -> bool:
 def symbolic_call(layer, call, args: tuple, kwargs: dict):
     """Record ``layer(*args, **kwargs)`` on KerasTensors; returns its symbolic outputs.
 
-    ``call(*args, **kwargs)`` performs a real call (the layer's ``__call__``) on tensors.
+    ``call(*args, **kwargs)`` performs a real call (the layer's ``__call__``) on tensors, in
+    probe mode (the layer drops its ``add_loss`` values then).
     """
     kwargs_probe = dict(kwargs)
     kwargs_probe.setdefault("training", False)
@@ -134,8 +133,7 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     def probe(fill: int):
         concrete = [t._probe(fill) if isinstance(t, KerasTensor) else t for t in flat]
         p_args, p_kwargs = nest.pack_sequence_as((args, kwargs_probe), concrete)
-        with _Probing():
-            return call(*p_args, **p_kwargs)
+        return call(*p_args, **p_kwargs)
 
     first = probe(1)
     second = probe(2) if unknown else first
@@ -153,25 +151,3 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     outputs = nest.map_structure(symbolic, first, second)
     Node(layer, tuple(args), dict(kwargs), outputs)
     return outputs
-
-
-class _ProbeState(threading.local):
-    depth = 0
-
-
-_STATE = _ProbeState()
-
-
-class _Probing:
-    """While a probe runs, ``add_loss`` values are dropped (see base_layer)."""
-
-    def __enter__(self):
-        _STATE.depth += 1
-
-    def __exit__(self, *exc):
-        _STATE.depth -= 1
-
-
-def probing() -> bool:
-    """True while a symbolic call's probe runs (in this thread)."""
-    return _STATE.depth > 0
