@@ -23,5 +23,4 @@ from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
 from simdist.core.ops.nn_ops import sigmoid as sigmoid
 from simdist.core.ops.nn_ops import tanh as tanh
-
-__version__ = "0.1.0"
+from simdist.version import __version__ as __version__
