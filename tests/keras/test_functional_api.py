@@ -112,7 +112,7 @@ def test_graph_disconnected_and_bad_inputs():
 def test_keras_tensor_refuses_ops_with_a_clear_message():
     x = tf.keras.Input((2,))
     with pytest.raises(TypeError, match="Lambda"):
-        x + 1  # noqa: B018
+        x + 1
     y = L.Lambda(lambda t: t * 2.0 + 1.0)(x)
     model = tf.keras.Model(x, y)
     np.testing.assert_allclose(np.asarray(model(np.ones((1, 2), "float32"))), 3.0)

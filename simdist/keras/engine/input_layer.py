@@ -87,7 +87,7 @@ class InputLayer(Layer):
         return tensor
 
 
-def Input(  # noqa: N802 - TF's name
+def Input(
     shape=None,
     batch_size=None,
     name=None,
