@@ -3,7 +3,8 @@
 Each case builds the layer on inputs from a fixed seed, copies simdist's initial weights into
 TF's layer, and compares the outputs, the gradients of a random projection of the outputs
 with respect to the inputs and to every trainable weight, and the weights after the call
-(BatchNormalization's moving statistics). All cases run in one TF subprocess.
+(BatchNormalization's moving statistics). Stateful and weighted layers also run under
+MirroredStrategy with 2 and 4 replicas. All cases run in one TF subprocess.
 """
 
 from __future__ import annotations
@@ -49,6 +50,40 @@ _LAYER_CASE = textwrap.dedent(
             "grads": [np.zeros(1) if g is None else g.numpy() for g in grads],
             "after": layer.get_weights(),
         }}
+    """
+)
+
+# Under MirroredStrategy: the layer is made in the strategy's scope, each replica calls it on
+# its slice of the batch, the weight gradients are summed over replicas, and the weights read
+# afterwards (BatchNormalization's moving statistics: the MEAN of the replicas' copies).
+_MIRRORED_LAYER_CASE = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        strategy = tf.distribute.MirroredStrategy(
+            devices, cross_device_ops=tf.distribute.ReductionToOneDevice())
+        rng = np.random.default_rng({seed})
+        x = rng.standard_normal({shape}).astype("float32")
+        parts = np.split(x, len(devices))
+        with strategy.scope():
+            layer = {expr}
+            layer(tf.constant(parts[0]))
+            if weights is not None:
+                layer.set_weights(weights)
+        start = layer.get_weights()
+        values = strategy.experimental_distribute_values_from_function(
+            lambda ctx: tf.constant(parts[ctx.replica_id_in_sync_group]))
+
+        def step(inputs):
+            with tf.GradientTape() as tape:
+                out = layer(inputs, training=True)
+                loss = tf.reduce_sum(out * out * 0.5 + out)
+            return out, tape.gradient(loss, layer.trainable_weights)
+
+        outs, grads = strategy.run(step, args=(values,))
+        local = [np.asarray(v) for v in strategy.experimental_local_results(outs)]
+        summed = [np.asarray(strategy.reduce("SUM", g, axis=None)) for g in grads]
+        return {{"weights": start, "out": local, "grads": summed,
+                 "after": layer.get_weights()}}
     """
 )
 
@@ -199,13 +234,35 @@ def _layer_source(name: str) -> str:
 
 
 SOURCES = {**{name: _layer_source(name) for name in LAYER_CASES}, **_MISC_CASES}
+DEVICES = dict.fromkeys(SOURCES, 1)
+MIRRORED_CASES = {
+    "conv1d": (L + "Conv1D(3, 2, padding='causal', activation='relu')", (8, 5, 2)),
+    "layer_norm": (L + "LayerNormalization()", (8, 5)),
+    "batch_norm": (L + "BatchNormalization(momentum=0.8)", (8, 3)),
+    "batch_norm_4d": (L + "BatchNormalization(momentum=0.8)", (8, 2, 2, 3)),
+    "sync_batch_norm": (L + "experimental.SyncBatchNormalization(momentum=0.8)", (8, 3)),
+    "simple_rnn": (L + "SimpleRNN(3, return_sequences=True)", (8, 3, 2)),
+    "lstm": (L + "LSTM(3)", (8, 4, 2)),
+    "gru": (L + "GRU(2, return_sequences=True)", (8, 3, 2)),
+    "reshape_permute": (L + "Permute((2, 1))", (8, 3, 2)),
+    "upsampling2d": (L + "UpSampling2D(2)", (8, 2, 2, 1)),
+    "global_max_pool": (L + "GlobalMaxPooling2D()", (8, 3, 3, 2)),
+    "rescaling": (L + "Rescaling(2.0, offset=0.5)", (8, 3)),
+}
+for _name, (_expr, _shape) in MIRRORED_CASES.items():
+    for _n in (2, 4):
+        key = f"mirrored{_n}_{_name}"
+        SOURCES[key] = _MIRRORED_LAYER_CASE.format(
+            seed=sum(map(ord, _name)), shape=repr(_shape), expr=_expr
+        )
+        DEVICES[key] = _n
 
 
 @pytest.fixture(scope="module")
 def compared():
-    ours = {name: tf_oracle.run_simdist(src) for name, src in SOURCES.items()}
+    ours = {name: tf_oracle.run_simdist(src, DEVICES[name]) for name, src in SOURCES.items()}
     theirs, failures = tf_oracle.run_tf(
-        {name: (src, ours[name], 1) for name, src in SOURCES.items()}
+        {name: (src, ours[name], DEVICES[name]) for name, src in SOURCES.items()}
     )
     return ours, theirs, failures
 
