@@ -98,6 +98,12 @@ class Sequential(Model):
                 "You must provide an `input_shape` argument (including the batch axis, e.g. "
                 "(None, 28, 28, 1))."
             )
+        if isinstance(input_shape, (list, tuple)) and any(
+            isinstance(d, (TensorShape, list, tuple)) for d in input_shape
+        ):  # several inputs (a first Concatenate): each layer builds when it is called
+            object.__setattr__(self, "_build_input_shape", input_shape)
+            object.__setattr__(self, "built", True)
+            return
         shape = as_shape(input_shape)
         object.__setattr__(self, "_build_input_shape", shape)  # what model.save records
         for layer in self._stack:
