@@ -184,3 +184,13 @@ def test_sequential_add_pop_and_symbolic_sequential():
     x = tf.keras.Input((3,))
     functional = tf.keras.Model(x, model(x))
     assert functional.output_shape == (None, 2)
+
+
+def test_model_from_config_rebuilds_a_functional_model():
+    model, _ = _two_input_model()
+    clone = tf.keras.Model.from_config(model.get_config())
+    assert type(clone).__name__ == "Functional"
+    assert [x.name for x in clone.layers] == [x.name for x in model.layers]
+    clone.set_weights(model.get_weights())
+    data = [np.ones((2, 3), "float32"), np.ones((2, 2), "float32")]
+    np.testing.assert_array_equal(np.asarray(clone(data)), np.asarray(model(data)))

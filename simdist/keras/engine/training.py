@@ -149,6 +149,16 @@ class Model(Layer):
 
     build._is_default = True  # a first call builds sub-layers itself; no trial call then
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A Functional model from ``Functional.get_config()`` (as ``tf.keras.Model``'s), or
+        ``cls(**config)`` for a subclass."""
+        if cls is Model and isinstance(config, dict) and {"layers", "nodes"} <= set(config):
+            from simdist.keras.engine.functional import Functional
+
+            return Functional.from_config(config, custom_objects=custom_objects)
+        return cls(**config)
+
     # --- saving (simdist/keras/saving.py) -----------------------------------------------
     def _maybe_build(self, input_shape) -> None:
         if not self.built:  # remembered so model.save can rebuild the model when loading
