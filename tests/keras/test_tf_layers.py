@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from tests.keras import tf_oracle
+from tests.keras import tf_differential as tf_oracle
 
 pytestmark = [
     pytest.mark.slow,
