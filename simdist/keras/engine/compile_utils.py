@@ -310,11 +310,13 @@ def _metric_object(metric, loss_name: str, name: str | None):
         return _AutoAccuracy(name or metric, loss_name)
     if isinstance(metric, str) and metric in _BY_NAME:
         return _BY_NAME[metric](name=name or metric)
-    if isinstance(metric, str) and hasattr(metrics_lib, "get"):
-        resolved = metrics_lib.get(metric)
-        if name and isinstance(resolved, metrics_lib.Metric):
-            object.__setattr__(resolved, "_name", name)
-        return resolved
+    if isinstance(metric, str):
+        resolved = metrics_lib.get(metric)  # a metric object, or a function ('mae')
+        if isinstance(resolved, metrics_lib.Metric):
+            if name:
+                object.__setattr__(resolved, "_name", name)
+            return resolved
+        return metrics_lib.MeanMetricWrapper(resolved, name=name or metric)
     if callable(metric):
         return metrics_lib.MeanMetricWrapper(metric, name=name or metric.__name__)
     raise ValueError(
