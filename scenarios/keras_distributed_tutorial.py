@@ -15,7 +15,10 @@ written with ``tf.keras.Input``/``tf.keras.Model(inputs, outputs)`` and as a
 ``custom_objects``, as Keras requires). Departures: the tutorial downloads MNIST with
 ``tensorflow_datasets``; here the images are synthetic (``--samples`` 28x28 digits whose label
 is the brightest of ten image regions). Its ``TensorBoard`` callback is left out (not yet in
-simdist).
+simdist). And simdist's ``ModelCheckpoint(save_weights_only=True)`` at a plain prefix writes a
+``tf.train.Checkpoint`` without updating the directory's ``checkpoint`` file, so
+``tf.train.latest_checkpoint`` does not find it yet (the callbacks part of issue 15): the
+last epoch's checkpoint is restored by name with ``tf.train.Checkpoint(model=model)``.
 
     python scenarios/keras_distributed_tutorial.py                 # the tutorial's 12 epochs
     python scenarios/keras_distributed_tutorial.py --epochs 2 --model subclassed
@@ -140,8 +143,11 @@ def main(argv=None) -> dict:
 
         class PrintLR(tf.keras.callbacks.Callback):
             def on_epoch_end(self, epoch, logs=None):
-                lr = float(np.asarray(model.optimizer.learning_rate))
-                print(f"\nLearning rate for epoch {epoch + 1} is {lr}")
+                print(
+                    "\nLearning rate for epoch {} is {}".format(  # noqa: UP032 - the tutorial's
+                        epoch + 1, model.optimizer.learning_rate.numpy()
+                    )
+                )
 
         callbacks = [
             tf.keras.callbacks.ModelCheckpoint(filepath=checkpoint_prefix,
@@ -152,7 +158,10 @@ def main(argv=None) -> dict:
 
         # Train and evaluate.
         history = model.fit(train_dataset, epochs=args.epochs, callbacks=callbacks, verbose=2)
-        model.load_weights(tf.train.latest_checkpoint(checkpoint_dir))
+        # The tutorial: model.load_weights(tf.train.latest_checkpoint(checkpoint_dir)).
+        # Departure (see the module docstring): the last epoch's checkpoint, named.
+        latest = checkpoint_prefix.format(epoch=args.epochs)
+        tf.train.Checkpoint(model=model).restore(latest).expect_partial()
         eval_loss, eval_acc = model.evaluate(eval_dataset, verbose=0)
         print(f"Eval loss: {eval_loss:.4f}, Eval accuracy: {eval_acc:.4f}")
 

@@ -125,6 +125,11 @@ def test_subclassed_model_saves_as_keras_does(tmp_path):
         keras.models.load_model(tmp_path / "m")
     loaded = keras.models.load_model(tmp_path / "m", custom_objects={"MyModel": MyModel})
     np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+    built = MyModel()
+    built.build((None, 2))  # built by build(), not by a call: the shape is recorded too
+    built.save(tmp_path / "built")
+    again = keras.models.load_model(tmp_path / "built", custom_objects={"MyModel": MyModel})
+    assert len(again.weights) == 2
 
     class NeedsConfig(keras.Model):
         def __init__(self, units):

@@ -135,6 +135,7 @@ class Model(Layer):
             )
         if self.built:
             return
+        object.__setattr__(self, "_build_input_shape", input_shape)  # what model.save records
         shape = [1 if d is None else d for d in as_shape(input_shape).as_list()]
         probe = convert_to_tensor(np.zeros(shape, self.dtype))
         object.__setattr__(self, "built", True)
