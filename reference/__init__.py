@@ -4,6 +4,7 @@ Imports NumPy only, never simdist, so that simdist (and any other implementation
 strategy API) can be property-tested against it.
 """
 
+from simdist_reference.batch_norm import sync_batch_norm, sync_batch_statistics
 from simdist_reference.batching import (
     batch,
     distribute_batch_sizes,
@@ -57,6 +58,8 @@ from simdist_reference.variables import (
 __all__ = [
     "AGGREGATIONS",
     "REDUCE_OPS",
+    "sync_batch_norm",
+    "sync_batch_statistics",
     "UPDATE_KINDS",
     "StepResult",
     "aggregation_name",

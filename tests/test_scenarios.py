@@ -92,3 +92,27 @@ def test_keras_fit_short_mode(replicas):
     assert len(losses) == 2
     assert "Saved and loaded without a strategy: predictions equal: True" in lines
     assert any(line.startswith(f"One fit step of {replicas} replicas") for line in lines)
+
+
+def test_keras_io_multi_gpu_guide_short_mode():
+    lines = run_scenario(
+        "keras_io_multi_gpu.py", "--samples", "256", "--epochs", "1", "--replicas", "2"
+    )
+    assert lines[0] == "Number of devices: 2"
+    assert any(line.startswith("evaluate: loss ") for line in lines)
+    assert "Creating a new model" in lines
+    assert "Restoring from ckpt-1" in lines
+    assert "restored a Functional model: True" in lines
+
+
+@pytest.mark.parametrize("kind", ["functional", "subclassed"])
+def test_keras_distributed_tutorial_short_mode(kind):
+    lines = run_scenario(
+        "keras_distributed_tutorial.py", "--epochs", "2", "--samples", "128", "--model", kind
+    )
+    assert lines[0] == "Number of devices: 2"
+    evals = [line for line in lines if line.startswith("Eval loss: ")]
+    assert len(evals) == 3  # trained, loaded without a strategy, loaded in its scope
+    assert evals[1].lower() == evals[2].lower()
+    assert any(line.startswith("Learning rate for epoch 2 is 0.00100") for line in lines)
+    assert f"loaded model kind: {'Functional' if kind == 'functional' else 'DigitNet'}" in lines

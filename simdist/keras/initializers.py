@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from simdist.core import dtypes
 from simdist.core import random as core_random
-from simdist.core.convert import constant
+from simdist.core.convert import constant, convert_to_tensor
 from simdist.core.tensor import Tensor
 from simdist.keras import backend
 
@@ -33,6 +35,7 @@ __all__ = [
     "HeUniform",
     "LecunNormal",
     "LecunUniform",
+    "Orthogonal",
     "get",
     "serialize",
     "deserialize",
@@ -263,6 +266,41 @@ LecunUniform = _preset(
     "LecunUniform", 1.0, "fan_in", "uniform", "Uniform, limit = sqrt(3 / fan_in)."
 )
 
+class Orthogonal(_Random):
+    """A (semi-)orthogonal matrix times ``gain``: the QR decomposition of a normal draw of
+    shape ``(prod(shape[:-1]), shape[-1])`` (transposed when it has fewer rows than columns),
+    its ``q`` with column signs fixed by ``sign(diag(r))``, as Keras does.
+
+    Raises:
+        ValueError: a shape of rank below 2.
+    """
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.gain = float(gain)
+
+    def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
+        shape = _shape(shape)
+        if len(shape) < 2:
+            raise ValueError(
+                f"The tensor to initialize must be at least two-dimensional. Received: "
+                f"shape={shape} of rank {len(shape)}."
+            )
+        dtype = _dtype(dtype)
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        flat = (max(rows, cols), min(rows, cols))
+        draw = np.asarray(self._normal(flat, 0.0, 1.0, dtype)._value, dtype=np.float64)
+        q, r = np.linalg.qr(draw)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return convert_to_tensor((self.gain * q).reshape(shape).astype(dtype.as_numpy_dtype))
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "seed": self.seed}
+
+
 _CLASSES = {
     cls.__name__: cls
     for cls in (
@@ -279,6 +317,7 @@ _CLASSES = {
         HeUniform,
         LecunNormal,
         LecunUniform,
+        Orthogonal,
     )
 }
 _ALIASES = {backend.to_snake_case(name): cls for name, cls in _CLASSES.items()}

@@ -273,3 +273,37 @@ class MeanSquaredError(MeanMetricWrapper):
 
     def __init__(self, name="mean_squared_error", dtype=None) -> None:
         super().__init__(losses.mean_squared_error, name=name, dtype=dtype)
+
+
+_BY_NAME = {
+    "mse": MeanSquaredError,
+    "mean_squared_error": MeanSquaredError,
+    "MeanSquaredError": MeanSquaredError,
+    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "SparseCategoricalAccuracy": SparseCategoricalAccuracy,
+    "categorical_accuracy": CategoricalAccuracy,
+    "CategoricalAccuracy": CategoricalAccuracy,
+    "binary_accuracy": BinaryAccuracy,
+    "BinaryAccuracy": BinaryAccuracy,
+    "Accuracy": Accuracy,
+    "Mean": Mean,
+    "Sum": Sum,
+}
+
+
+def get(identifier):
+    """A metric from a name (``'mse'``, ``'BinaryAccuracy'``), a metric or a function.
+
+    (``'accuracy'`` in ``compile`` depends on the loss and is resolved there.)
+
+    Raises:
+        ValueError: the identifier names no metric.
+    """
+    if isinstance(identifier, Metric) or (callable(identifier) and not isinstance(identifier, str)):
+        return identifier
+    if isinstance(identifier, str) and identifier in _BY_NAME:
+        return _BY_NAME[identifier](name=identifier)
+    raise ValueError(
+        f"Unknown metric function: {identifier!r}. Use one of 'accuracy', {sorted(_BY_NAME)}, "
+        "a metric object or a function."
+    )

@@ -1,9 +1,22 @@
-"""Sequential architectures to and from JSON-compatible dicts (``config.json`` of a saved model).
+"""Model architectures to and from JSON-compatible dicts (``config.json`` of a saved model).
 
-``sequential_config(model)`` describes a Sequential model as data: its name, trainability,
-declared ``InputLayer``, the input shape it was built for, and each layer's class name with
-its ``get_config()`` (nested Sequential models recursively). ``sequential_from_config``
-rebuilds and builds it, creating variables in the current strategy scope.
+``model_to_config(model)`` / ``model_from_config(entry, classes, where)`` handle the three
+kinds of model, each as ``{"class_name": ..., "config": ...}``:
+
+* ``Sequential``: its name, trainability, declared ``InputLayer``, the input shape it was
+  built for, and each layer's class name with its ``get_config()``.
+* ``Functional``: the layers (class name + ``get_config()``), the calls between them in
+  running order (``nodes``: which layer, its arguments with each symbolic tensor written
+  ``{"keras_tensor": [layer, call, output]}``, ``call`` counting that layer's calls in this
+  model), and the model's ``inputs``/``outputs`` as such references. Rebuilding makes the
+  layers, calls them in that order on new ``Input`` tensors, and makes the model.
+* A subclassed model or layer (as Keras): its ``get_config()`` and, for a model, the input
+  shape it was built with; rebuilt by ``cls.from_config(config)`` (``cls`` from
+  ``custom_objects``) and built on that shape. A class whose ``__init__`` takes arguments of
+  its own must override ``get_config`` (Keras raises the same NotImplementedError).
+
+Nested models (a Sequential or Functional model used as a layer) are described recursively.
+Variables are created in the current strategy scope when rebuilding.
 """
 
 from __future__ import annotations
@@ -17,6 +30,10 @@ from simdist.keras.engine.base_layer import Layer
 from simdist.keras.engine.sequential import Sequential
 
 __all__ = [
+    "model_to_config",
+    "model_from_config",
+    "functional_config",
+    "functional_from_config",
     "sequential_config",
     "sequential_from_config",
     "builtin_layers",
@@ -33,11 +50,39 @@ _UNSAVED_ATTRIBUTES = (
 
 
 def builtin_layers() -> dict[str, type]:
-    """Class name -> class for every layer of ``tf.keras.layers``, and ``Sequential``."""
+    """Class name -> class for every layer of ``tf.keras.layers``, and the model classes."""
+    from simdist.keras.engine.functional import Functional
+    from simdist.keras.layers import experimental
+
     classes = [getattr(layers_module, name) for name in dir(layers_module)]
+    classes += [getattr(experimental, name) for name in dir(experimental)]
     found = {c.__name__: c for c in classes if isinstance(c, type) and issubclass(c, Layer)}
     found["Sequential"] = Sequential
+    found["Functional"] = Functional
     return found
+
+
+_BASE_INIT_ARGS = {"self", "trainable", "name", "dtype", "dynamic", "kwargs", "args"}
+
+
+def _check_get_config(layer) -> None:
+    """Keras's rule: a class with ``__init__`` arguments of its own overrides get_config."""
+    import inspect
+
+    cls = type(layer)
+    if cls.__module__.startswith("simdist."):
+        return
+    defining = next(c for c in cls.__mro__ if "get_config" in c.__dict__)
+    if defining.__module__.startswith("simdist."):
+        params = inspect.signature(cls.__init__).parameters
+        own = [p for p in params if p not in _BASE_INIT_ARGS]
+        if own:
+            raise NotImplementedError(
+                f"Layer {cls.__name__} has arguments {own} in `__init__` and therefore must "
+                "override `get_config()` (and, when its arguments are not plain values, "
+                "`from_config()`) to be saved. Load it with "
+                f"custom_objects={{'{cls.__name__}': {cls.__name__}}}."
+            )
 
 
 def input_shape_of(model: Sequential):
@@ -54,14 +99,23 @@ def input_shape_of(model: Sequential):
 
 
 def _layer_config(layer: Layer) -> dict:
-    if isinstance(layer, Sequential):
-        return {"class_name": "Sequential", "config": sequential_config(layer)}
+    from simdist.keras.engine.training import Model
+
+    if isinstance(layer, Model):
+        return model_to_config(layer)
+    _check_get_config(layer)
+    from simdist.keras import constraints, regularizers
+
     for attribute in _UNSAVED_ATTRIBUTES:
-        if getattr(layer, attribute, None) is not None:
+        value = getattr(layer, attribute, None)
+        if value is not None and not isinstance(
+            value, (regularizers.Regularizer, constraints.Constraint)
+        ):
             raise NotImplementedError(
-                f"Layer '{layer.name}' has a {attribute}, which simdist's saved-model format "
-                "does not store. Save the weights with model.save_weights(path) and rebuild "
-                "the model in code."
+                f"Layer '{layer.name}' has a {attribute} that is a plain function, which "
+                "simdist's saved-model format does not store (a tf.keras.regularizers / "
+                "constraints object is stored). Use such an object, or save the weights with "
+                "model.save_weights(path) and rebuild the model in code."
             )
     try:
         config = layer.get_config()
@@ -91,8 +145,8 @@ def _layer_from_config(entry: dict, classes: dict[str, type], where: str) -> Lay
     if not isinstance(entry, dict) or not {"class_name", "config"} <= set(entry):
         raise errors.DataLossError(f"{where}: a layer entry is malformed: {entry!r:.200}.")
     name = entry["class_name"]
-    if name == "Sequential" and classes.get(name) is Sequential:
-        return sequential_from_config(entry["config"], classes, where)
+    if name in ("Sequential", "Functional") or "build_input_shape" in entry:
+        return model_from_config(entry, classes, where)
     cls = classes.get(name)
     if cls is None:
         raise ValueError(
@@ -137,3 +191,162 @@ def json_default(value):
         f"Cannot store {value!r} of type {type(value).__name__} in config.json: a layer's "
         "get_config() must return JSON-compatible values (numbers, strings, lists, dicts)."
     )
+
+
+# --- every kind of model ---------------------------------------------------------------------
+def model_to_config(model) -> dict:
+    """``{"class_name", "config"}`` of a Sequential, Functional or subclassed model.
+
+    Raises:
+        NotImplementedError: a layer that must override ``get_config`` (see the docstring),
+            or one with a regularizer/constraint that is no Keras object.
+        ValueError: a layer whose configuration cannot be described (a Lambda).
+    """
+    from simdist.keras.engine.functional import Functional
+
+    if type(model) is Sequential:
+        return {"class_name": "Sequential", "config": sequential_config(model)}
+    if type(model) is Functional:
+        return {"class_name": "Functional", "config": functional_config(model)}
+    _check_get_config(model)
+    shape = getattr(model, "_build_input_shape", None)
+    if isinstance(shape, TensorShape):
+        shape = shape.as_list()
+    return {
+        "class_name": type(model).__name__,
+        "config": model.get_config(),
+        "build_input_shape": None if shape is None else list(shape),
+    }
+
+
+def model_from_config(entry: dict, classes: dict[str, type], where: str):
+    """Rebuild what :func:`model_to_config` described.
+
+    Raises:
+        ValueError: a class that is neither built in nor in ``classes`` (custom_objects).
+        DataLossError: a malformed description.
+    """
+    name = entry.get("class_name")
+    config = entry.get("config")
+    if not isinstance(config, dict):
+        raise errors.DataLossError(f"{where}: the model entry has no config: {entry!r:.200}.")
+    if name == "Sequential" and classes.get(name) is Sequential:
+        return sequential_from_config(config, classes, where)
+    if name == "Functional" and classes.get(name).__name__ == "Functional":
+        return functional_from_config(config, classes, where)
+    cls = classes.get(name)
+    if cls is None:
+        raise ValueError(
+            f"Unknown model or layer class '{name}' in {where}. It is a subclass defined in "
+            f"Python: pass it to load_model(path, custom_objects={{'{name}': {name}}})."
+        )
+    model = cls.from_config(dict(config))
+    shape = entry.get("build_input_shape")
+    if shape is not None and not model.built:
+        model.build(tuple(shape))
+    return model
+
+
+def _node_index(model, node) -> tuple[str, int]:
+    """``(layer name, k)``: ``node`` is the k-th call of its layer in ``model``."""
+    calls = [n for n in model._nodes if n.layer is node.layer]
+    return node.layer.name, next(i for i, n in enumerate(calls) if n is node)
+
+
+def _reference(model, tensor) -> dict:
+    name, k = _node_index(model, tensor.node)
+    return {"keras_tensor": [name, k, tensor._keras_history[2]]}
+
+
+def _describe(model, structure):
+    from simdist.keras.engine.keras_tensor import KerasTensor
+
+    if isinstance(structure, KerasTensor):
+        return _reference(model, structure)
+    if isinstance(structure, dict):
+        return {str(k): _describe(model, v) for k, v in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return [_describe(model, v) for v in structure]
+    if isinstance(structure, np.generic):
+        return structure.item()
+    if structure is None or isinstance(structure, (bool, int, float, str)):
+        return structure
+    raise ValueError(
+        f"Cannot describe the argument {structure!r} of a layer call in a Functional model; "
+        "only tensors, numbers, strings, lists and dicts can be saved."
+    )
+
+
+def functional_config(model) -> dict:
+    """The JSON-compatible description of a Functional model (see the module docstring)."""
+    from simdist.keras.engine.input_layer import InputLayer
+
+    layers = []
+    for layer in model.layers:
+        entry = _layer_config(layer)
+        entry["name"] = layer.name
+        layers.append(entry)
+    nodes = [
+        {
+            "layer": n.layer.name,
+            "args": _describe(model, list(n.call_args)),
+            "kwargs": _describe(model, n.call_kwargs),
+        }
+        for n in model._nodes
+        if not isinstance(n.layer, InputLayer)
+    ]
+    return {
+        "name": model.name,
+        "trainable": model.trainable,
+        "layers": layers,
+        "nodes": nodes,
+        "inputs": _describe(model, model._nested_inputs),
+        "outputs": _describe(model, model._nested_outputs),
+    }
+
+
+def functional_from_config(config: dict, classes: dict[str, type], where: str):
+    """Rebuild a Functional model from :func:`functional_config`'s output."""
+    from simdist.core import nest
+    from simdist.keras.engine.functional import Functional
+    from simdist.keras.engine.input_layer import InputLayer
+
+    try:
+        layers = {}
+        for entry in config["layers"]:
+            layers[entry["name"]] = _layer_from_config(entry, classes, where)
+        produced: dict[tuple[str, int], object] = {}
+        calls: dict[str, int] = {}
+        for name, layer in layers.items():
+            if isinstance(layer, InputLayer):
+                produced[(name, 0)] = layer._symbolic_output()
+                calls[name] = 1
+
+        def resolve(item):
+            if isinstance(item, dict) and set(item) == {"keras_tensor"}:
+                layer_name, k, index = item["keras_tensor"]
+                outputs = produced[(layer_name, k)]
+                return nest.flatten(outputs)[index]
+            if isinstance(item, dict):
+                return {k: resolve(v) for k, v in item.items()}
+            if isinstance(item, list):
+                return [resolve(v) for v in item]
+            return item
+
+        for node in config["nodes"]:
+            layer = layers[node["layer"]]
+            args = resolve(node["args"])
+            kwargs = resolve(node["kwargs"])
+            k = calls.get(node["layer"], 0)
+            calls[node["layer"]] = k + 1
+            produced[(node["layer"], k)] = layer(*args, **kwargs)
+        inputs = resolve(config["inputs"])
+        outputs = resolve(config["outputs"])
+    except (KeyError, TypeError, IndexError) as exc:
+        raise errors.DataLossError(
+            f"{where}: the Functional model description is malformed ({exc!r})."
+        ) from None
+    model = Functional(inputs, outputs, name=config.get("name"))
+    if not config.get("trainable", True):
+        model.trainable = False
+    return model

@@ -34,6 +34,10 @@ outside ``tf.keras.layers`` come from ``custom_objects``).
 Loading verifies the manifest and every member before any variable is created; damage is
 ``DataLossError`` naming the file. Saving replaces atomically (one rename for a file, one
 exchange for a directory) and removes the leftovers of killed saves.
+
+Sequential and Functional models are saved as data; a subclassed model as its class name,
+``get_config()`` and build shape, as Keras does (load it with ``custom_objects``); see
+``simdist.keras.model_config``.
 """
 
 from __future__ import annotations
@@ -82,20 +86,12 @@ def _is_file_form(path: str, save_format=None) -> bool:
 
 # --- saving ---------------------------------------------------------------------------------
 def _check_savable(model) -> None:
-    if type(model) is not Sequential:
-        raise NotImplementedError(
-            f"Cannot save model '{model.name}' of class {type(model).__name__} with "
-            "model.save(): its architecture is Python code, which simdist does not "
-            "serialize. Save its weights with model.save_weights(path) (or "
-            "tf.train.Checkpoint(model=model).save(prefix)) and rebuild the model from its "
-            "class before load_weights / restore."
-        )
     if not model.built:
         raise ValueError(
             f"Model '{model.name}' cannot be saved because it is not built: its input shape "
             "is unknown. Call model.build(input_shape) or call the model on data first."
         )
-    if model_config.input_shape_of(model) is None and model.weights:
+    if type(model) is Sequential and model_config.input_shape_of(model) is None and model.weights:
         raise ValueError(
             f"Model '{model.name}' cannot be saved: its input shape was not recorded, so it "
             "could not be rebuilt. Declare it (input_shape= on the first layer, or a "
@@ -135,7 +131,7 @@ def _model_members(model) -> dict[str, bytes]:
         "format": FORMAT_NAME,
         "format_version": saving_schema.FORMAT_VERSION,
         "simdist_version": __version__,
-        "model": {"class_name": "Sequential", "config": model_config.sequential_config(model)},
+        "model": model_config.model_to_config(model),
         "weights": entries,
     }
     training_config = _training_config(model)
@@ -270,9 +266,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     arrays = _arrays(members[WEIGHTS_FILE], f"'{os.path.join(path, WEIGHTS_FILE)}'")
     classes = {**model_config.builtin_layers(), **(custom_objects or {})}
     entry = document["model"]
-    if entry["class_name"] != "Sequential":
-        raise errors.DataLossError(f"{where} does not describe a Sequential model.")
-    model = model_config.sequential_from_config(entry["config"], classes, where)
+    if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
+        raise errors.DataLossError(f"{where} does not describe a model.")
+    model = model_config.model_from_config(entry, classes, where)
     _assign_weights(model, document["weights"], arrays, path)
     training_config = document.get("training_config")
     if compile and training_config is not None:

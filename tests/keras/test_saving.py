@@ -106,20 +106,44 @@ def test_load_under_strategy_is_mirrored_and_back(tmp_path, replicas):
     np.testing.assert_allclose(plain(x).numpy(), expected, rtol=1e-6)
 
 
-def test_subclassed_model_refuses_with_advice(tmp_path):
+def test_subclassed_model_saves_as_keras_does(tmp_path):
+    # A subclassed model is saved as its class name, get_config() and build shape (Keras's
+    # rule, tests/keras/test_model_config.py); loading needs the class in custom_objects.
     class MyModel(keras.Model):
-        def __init__(self):
-            super().__init__()
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
             self.dense = layers.Dense(1)
 
         def call(self, x):
             return self.dense(x)
 
     model = MyModel()
-    model(np.ones((1, 2), np.float32))
-    with pytest.raises(NotImplementedError, match="save_weights"):
-        model.save(tmp_path / "m")
-    assert not (tmp_path / "m").exists()
+    x = np.ones((1, 2), np.float32)
+    model(x)
+    model.save(tmp_path / "m")
+    with pytest.raises(ValueError, match="custom_objects"):
+        keras.models.load_model(tmp_path / "m")
+    loaded = keras.models.load_model(tmp_path / "m", custom_objects={"MyModel": MyModel})
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+    built = MyModel()
+    built.build((None, 2))  # built by build(), not by a call: the shape is recorded too
+    built.save(tmp_path / "built")
+    again = keras.models.load_model(tmp_path / "built", custom_objects={"MyModel": MyModel})
+    assert len(again.weights) == 2
+
+    class NeedsConfig(keras.Model):
+        def __init__(self, units):
+            super().__init__()
+            self.dense = layers.Dense(units)
+
+        def call(self, x):
+            return self.dense(x)
+
+    other = NeedsConfig(3)
+    other(x)
+    with pytest.raises(NotImplementedError, match="must override `get_config"):
+        other.save(tmp_path / "n")
+    assert not (tmp_path / "n").exists()
 
 
 def test_save_weights_load_weights_subclassed(tmp_path):

@@ -19,6 +19,7 @@ What Keras 2 does, and simdist with it:
 from __future__ import annotations
 
 import inspect
+import itertools
 import threading
 
 import numpy as np
@@ -30,6 +31,7 @@ from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
 from simdist.keras import backend, initializers
+from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
 
 __all__ = ["Layer", "is_variable"]
@@ -43,9 +45,13 @@ class _CallContext(threading.local):
     def __init__(self) -> None:
         self.scopes: list = []  # (layer, name) of the layers being built or called
         self.training: list = []  # the training value of each enclosing call
+        self.depth = 0  # how many layer calls are in progress
+        self.generation = 0  # this thread's outermost call (from _GENERATIONS): its losses
+        self.probing = 0  # > 0 while a Functional API probe call runs: add_loss drops values
 
 
 _CTX = _CallContext()
+_GENERATIONS = itertools.count(1)  # across threads: a later call always has a larger number
 
 
 class Layer(AutoTrackable):
@@ -67,6 +73,7 @@ class Layer(AutoTrackable):
         self._init_tracking()
         init = object.__setattr__
         init(self, "_losses", [])
+        init(self, "_call_losses", {})  # thread -> [(generation, loss)] of add_loss in calls
         init(self, "_metrics", [])
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Layer name must be a string, got {name!r}.")
@@ -279,15 +286,33 @@ class Layer(AutoTrackable):
 
     # --- losses -------------------------------------------------------------------------
     def add_loss(self, loss) -> None:
-        """Add a loss tensor (or a zero-argument callable giving one) to :attr:`losses`."""
-        self._losses.append(loss)
+        """Add a loss tensor (or a zero-argument callable giving one) to :attr:`losses`.
+
+        A loss added while the layer is being called belongs to that call: the next
+        outermost call replaces it (as Keras clears a model's call losses on each call),
+        and each thread (each replica) sees the losses of its own calls.
+        Losses added outside any call (and weight regularizers) stay. In a Functional
+        API probe (building the graph) the value is dropped.
+        """
+        if _CTX.probing:
+            return
+        if _CTX.depth:  # each replica thread keeps the losses of its own call
+            generation, thread = _CTX.generation, threading.get_ident()
+            kept = [(g, x) for g, x in self._call_losses.get(thread, ()) if g == generation]
+            self._call_losses[thread] = [*kept, (generation, loss)]
+        else:
+            self._losses.append(loss)
 
     @property
     def losses(self) -> list:
+        """Regularization and ``add_loss`` losses of this layer and its sub-layers."""
         out = []
         for layer in self._flatten_layers():
             for loss in layer._losses:
                 out.append(loss() if callable(loss) else loss)
+            mine = layer._call_losses.get(threading.get_ident(), ())
+            latest = max((g for g, _ in mine), default=None)
+            out.extend(x for g, x in mine if g == latest)
         return out
 
     # --- building and calling -----------------------------------------------------------
@@ -350,6 +375,8 @@ class Layer(AutoTrackable):
             inputs = kwargs.pop("inputs")
         else:
             raise ValueError(f"Layer {self._name} was called without inputs.")
+        if type(inputs) is not Tensor and is_symbolic(inputs):
+            return symbolic_call(self, self._probe_call, (inputs, *args), kwargs)
         inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         if training is None and _CTX.training:
@@ -364,14 +391,26 @@ class Layer(AutoTrackable):
         if self._OPENS_NAME_SCOPE:
             _CTX.scopes.append((self, self._name))
         _CTX.training.append(training)
+        if not _CTX.depth:
+            _CTX.generation = next(_GENERATIONS)
+        _CTX.depth += 1
         try:
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
             return outputs
         finally:
+            _CTX.depth -= 1
             _CTX.training.pop()
             if self._OPENS_NAME_SCOPE:
                 _CTX.scopes.pop()
+
+    def _probe_call(self, *args, **kwargs):
+        """``__call__`` on the zeros of a Functional API probe (see keras_tensor)."""
+        _CTX.probing += 1
+        try:
+            return self(*args, **kwargs)
+        finally:
+            _CTX.probing -= 1
 
     def compute_output_shape(self, input_shape):
         """The output shape for ``input_shape``, found by calling the layer on zeros.

@@ -58,6 +58,16 @@ def _as_array(value):
     return np.asarray(value)
 
 
+def _lists_to_tuples(value):
+    if isinstance(value, tuple) or (
+        isinstance(value, list) and any(hasattr(v, "shape") or isinstance(v, dict) for v in value)
+    ):
+        return tuple(_lists_to_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _lists_to_tuples(v) for k, v in value.items()}
+    return value
+
+
 def _is_distributed_input(x) -> bool:
     from simdist.distribute.input_lib import DistributedDataset, DistributedDatasetsFromFunction
 
@@ -128,7 +138,9 @@ class DataHandler:
             parts = [x] + ([y] if y is not None else []) + (
                 [sample_weight] if sample_weight is not None else []
             )
-            self._arrays = nest.map_structure(_as_array, tuple(parts))
+            # Lists of arrays (several inputs/outputs) are structures, as Keras treats them
+            # (a Dataset would read a list as one tensor).
+            self._arrays = nest.map_structure(_as_array, _lists_to_tuples(tuple(parts)))
             lengths = {a.shape[0] for a in nest.flatten(self._arrays) if a.ndim}
             if len(lengths) != 1:
                 raise ValueError(
@@ -152,7 +164,8 @@ class DataHandler:
         if self._shuffle:
             order = np.random.default_rng([self.seed, int(epoch)]).permutation(self.num_samples)
             arrays = nest.map_structure(lambda a: a[order], arrays)
-        element = arrays if len(arrays) > 1 else arrays[0]
+        several_inputs = isinstance(arrays[0], tuple)  # (x,): not read as an (x, y) pair
+        element = arrays if len(arrays) > 1 or several_inputs else arrays[0]
         dataset = Dataset.from_tensor_slices(element).batch(self._batch_size)
         if not self._recreate:
             dataset = dataset.repeat()

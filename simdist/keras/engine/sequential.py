@@ -11,6 +11,7 @@ from __future__ import annotations
 from simdist.core.shape import TensorShape, as_shape
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.engine.input_layer import InputLayer
+from simdist.keras.engine.keras_tensor import KerasTensor
 from simdist.keras.engine.training import Model
 
 __all__ = ["Sequential"]
@@ -44,6 +45,8 @@ class Sequential(Model):
             TypeError: ``layer`` is not a Keras layer.
             ValueError: a layer of this model already has ``layer``'s name.
         """
+        if isinstance(layer, KerasTensor) and isinstance(layer._keras_history[0], InputLayer):
+            layer = layer._keras_history[0]  # model.add(tf.keras.Input(shape)), as Keras
         if isinstance(layer, InputLayer):
             if self._stack or self._input_layer is not None:
                 raise ValueError("An InputLayer can only be the first layer of a Sequential.")
@@ -95,6 +98,12 @@ class Sequential(Model):
                 "You must provide an `input_shape` argument (including the batch axis, e.g. "
                 "(None, 28, 28, 1))."
             )
+        if isinstance(input_shape, (list, tuple)) and any(
+            isinstance(d, (TensorShape, list, tuple)) for d in input_shape
+        ):  # several inputs (a first Concatenate): each layer builds when it is called
+            object.__setattr__(self, "_build_input_shape", input_shape)
+            object.__setattr__(self, "built", True)
+            return
         shape = as_shape(input_shape)
         object.__setattr__(self, "_build_input_shape", shape)  # what model.save records
         for layer in self._stack:

@@ -15,6 +15,7 @@ import numpy as np
 from simdist.core import nest
 from simdist.core.context import state
 from simdist.core.function import functions_run_eagerly
+from simdist.core.ops import math_ops
 from simdist.core.tape import GradientTape
 from simdist.keras.engine import compile_utils
 from simdist.keras.engine.data_adapter import unpack
@@ -38,24 +39,52 @@ def _run_step(model, batch, training: bool):
     global_batch = _global_batch(strategy, x)
     n = strategy.num_replicas_in_sync
 
+    class_weight = getattr(model, "_class_weight", None) if training else None
+
     def step(x, y, sw):
+        if class_weight is not None:
+            weights = compile_utils.class_weights_for(class_weight, y)
+            if sw is not None:
+                weights = weights * np.asarray(sw._value if hasattr(sw, "_value") else sw)
+            sw = weights.astype(np.float32)
         if training:
             with GradientTape() as tape:
                 y_pred = model(x, training=True)
-                loss = compile_utils.replica_loss(model, y, y_pred, sw, global_batch, n)
+                loss, parts = compile_utils.replica_losses(
+                    model, y, y_pred, sw, global_batch, n
+                )
             variables = model.trainable_variables  # after the call: it may build the model
             grads = tape.gradient(loss, variables)
             model.optimizer.apply_gradients(zip(grads, variables, strict=True))
         else:
             y_pred = model(x, training=False)
-            loss = compile_utils.replica_loss(model, y, y_pred, sw, global_batch, n)
+            loss, parts = compile_utils.replica_losses(model, y, y_pred, sw, global_batch, n)
         compile_utils.update_metrics(model, y, y_pred, sw)
+        if len(parts) > 1:
+            return loss, [p if p is not None else math_ops.multiply(loss, 0.0) for p in parts]
         return loss
 
     with _step_function(model):
         per_replica = strategy.run(step, args=(x, y, sw))
+    if isinstance(per_replica, tuple):
+        per_replica, per_output = per_replica
+        outputs = [strategy.reduce("SUM", p, axis=None) for p in per_output]
+        object.__setattr__(
+            model, "_last_output_losses", [float(np.asarray(o._value)) for o in outputs]
+        )
     loss = strategy.reduce("SUM", per_replica, axis=None)
     return float(np.asarray(loss._value)), global_batch
+
+
+def track_loss(model, loss: float, size: int) -> None:
+    """Add a step's loss (and each output's, with several outputs) to the epoch's means."""
+    model._loss_tracker[0] += loss * size
+    model._loss_tracker[1] += size
+    trackers = getattr(model, "_output_loss_trackers", None)
+    if trackers:
+        for tracker, value in zip(trackers.values(), model._last_output_losses, strict=True):
+            tracker[0] += value * size
+            tracker[1] += size
 
 
 class _Executions:
@@ -108,6 +137,8 @@ def _step_function(model):
 def _logs(model, tracker) -> dict:
     total, count = tracker
     logs = {"loss": total / count if count else 0.0}
+    for name, (part, seen) in getattr(model, "_output_loss_trackers", {}).items():
+        logs[name] = part / seen if seen else 0.0
     for metric in model._compiled_metrics:
         logs[metric.name] = float(np.asarray(metric.result()._value))
     return logs
@@ -117,6 +148,8 @@ def reset_metrics(model) -> None:
     """Zero the loss tracker and every compiled metric."""
     if getattr(model, "_is_compiled", False):
         model._loss_tracker[:] = [0.0, 0.0]
+        for tracker in getattr(model, "_output_loss_trackers", {}).values():
+            tracker[:] = [0.0, 0.0]
         for metric in model._compiled_metrics:
             metric.reset_state()
 

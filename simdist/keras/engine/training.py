@@ -3,8 +3,8 @@
 ``compile``/``fit``/``evaluate``/``predict``/``train_on_batch``/``test_on_batch``/``summary``
 delegate to :mod:`simdist.keras.engine.training_loop` and :mod:`~simdist.keras.engine.summary`.
 A model remembers the strategy whose scope was active when it was created
-(``distribute_strategy``); training distributes with it. The functional form
-``Model(inputs, outputs)`` is not supported.
+(``distribute_strategy``); training distributes with it. ``Model(inputs, outputs)`` makes a
+Functional model (:mod:`simdist.keras.engine.functional`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from simdist.core.shape import as_shape
 from simdist.keras.engine import summary as summary_lib
 from simdist.keras.engine import training_loop
 from simdist.keras.engine.base_layer import Layer
+from simdist.keras.engine.tracking import dedup
 
 __all__ = ["Model"]
 
@@ -24,15 +25,25 @@ __all__ = ["Model"]
 class Model(Layer):
     """A model defined by subclassing: layers as attributes, computation in ``call``.
 
+    ``tf.keras.Model(inputs, outputs)`` returns a ``Functional`` model instead.
+
     Raises:
-        NotImplementedError: ``Model(inputs, outputs)`` (the functional API).
+        NotImplementedError: a subclass whose ``__init__`` passes ``inputs``/``outputs``.
     """
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from simdist.keras.engine.functional import Functional
+
+            return object.__new__(Functional)  # Model(inputs, outputs): the Functional API
+        return object.__new__(cls)
 
     def __init__(self, *args, **kwargs) -> None:
         if args or "inputs" in kwargs or "outputs" in kwargs:
             raise NotImplementedError(
-                "simdist does not implement the functional API (Model(inputs, outputs)); "
-                "subclass tf.keras.Model or use tf.keras.Sequential."
+                f"{type(self).__name__}.__init__ was given inputs/outputs: a subclassed model "
+                "built from a Functional graph (super().__init__(inputs, outputs)) is not yet "
+                "in simdist. Use tf.keras.Model(inputs, outputs) directly, or define call()."
             )
         super().__init__(**kwargs)
         created_under = state.strategy_stack[-1] if state.strategy_stack else None
@@ -69,7 +80,22 @@ class Model(Layer):
         """``['loss', <metric names>...]`` once compiled."""
         if not self._is_compiled:
             return []
-        return ["loss", *[m.name for m in self._compiled_metrics]]
+        outputs = list(getattr(self, "_output_loss_trackers", {}))
+        return ["loss", *outputs, *[m.name for m in self._compiled_metrics]]
+
+    @property
+    def weights(self) -> list:
+        """Each sub-layer's weights (trainable, then not) in layer order, then the model's
+        own: Keras 2's order for a model, so ``get_weights``/``set_weights`` lists match."""
+        out: list = []
+        for layer in self._direct_sublayers():
+            out.extend(layer.weights)
+        out.extend(self._trainable_weights + self._non_trainable_weights)
+        return dedup(out)
+
+    @property
+    def variables(self) -> list:
+        return self.weights
 
     @property
     def layers(self) -> list:
@@ -109,6 +135,7 @@ class Model(Layer):
             )
         if self.built:
             return
+        object.__setattr__(self, "_build_input_shape", input_shape)  # what model.save records
         shape = [1 if d is None else d for d in as_shape(input_shape).as_list()]
         probe = convert_to_tensor(np.zeros(shape, self.dtype))
         object.__setattr__(self, "built", True)
@@ -122,6 +149,16 @@ class Model(Layer):
             raise
 
     build._is_default = True  # a first call builds sub-layers itself; no trial call then
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A Functional model from ``Functional.get_config()`` (as ``tf.keras.Model``'s), or
+        ``cls(**config)`` for a subclass."""
+        if cls is Model and isinstance(config, dict) and {"layers", "nodes"} <= set(config):
+            from simdist.keras.engine.functional import Functional
+
+            return Functional.from_config(config, custom_objects=custom_objects)
+        return cls(**config)
 
     # --- saving (simdist/keras/saving.py) -----------------------------------------------
     def _maybe_build(self, input_shape) -> None:

@@ -26,6 +26,7 @@ from simdist.keras.engine.train_step import (
     _run_step,
     _step_function,
     reset_metrics,
+    track_loss,
 )
 
 __all__ = ["compile", "fit", "evaluate", "predict", "train_on_batch", "test_on_batch"]
@@ -57,15 +58,28 @@ def compile(
         raise TypeError(f"Invalid keyword argument(s) in `compile()`: {sorted(kwargs)}.")
     if int(steps_per_execution) < 1:
         raise ValueError(f"steps_per_execution must be >= 1, got {steps_per_execution}.")
+    if weighted_metrics is not None:
+        raise NotImplementedError(
+            "compile(weighted_metrics=...) is not yet in simdist; compiled metrics take "
+            "sample_weight already."
+        )
     with model.distribute_strategy.scope():
         opt = compile_utils.get_optimizer(optimizer)
-        loss_spec = compile_utils.resolve_loss(loss)
-        metric_objs = compile_utils.resolve_metrics(metrics, loss_spec[0])
+        compiled = compile_utils.compile_losses(model, loss, loss_weights)
+        loss_names = [spec[0] if spec else "loss" for spec in compiled.specs]
+        multi = len(compiled.names) > 1
+        resolved = compile_utils.resolve_metrics(
+            metrics, loss_names if multi else loss_names[0], compiled.names
+        )
     put = object.__setattr__  # compile state is not tracked as layers/weights
     put(model, "optimizer", opt)
     put(model, "loss", loss)
-    put(model, "_compiled_loss", loss_spec)
-    put(model, "_compiled_metrics", metric_objs)
+    put(model, "compiled_loss", compiled)
+    put(model, "_compiled_loss", compiled)
+    put(model, "_compiled_metrics", [m for _, m in resolved] if multi else resolved)
+    put(model, "_metric_outputs", [i for i, _ in resolved] if multi else None)
+    put(model, "_output_loss_trackers",
+        {f"{n}_loss": [0.0, 0.0] for n in compiled.names} if multi else {})
     put(model, "_steps_per_execution", int(steps_per_execution))
     put(model, "_run_eagerly", bool(run_eagerly))
     put(model, "_is_compiled", True)
@@ -128,8 +142,9 @@ def fit(
         ValueError: bad inputs (see :class:`DataHandler`), or ``class_weight``.
     """
     _check_compiled(model, "training/testing")
-    if class_weight is not None:
-        raise ValueError("simdist's fit does not support class_weight; use sample_weight.")
+    if class_weight is not None and len(model._compiled_loss.names) > 1:
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    object.__setattr__(model, "_class_weight", class_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = _split_validation(
             x, y, sample_weight, validation_split
@@ -179,8 +194,7 @@ def fit(
             for step, batch in data.epoch_batches(epoch, skip=skip, skip_persistent=steps_done):
                 executions.begin(step)
                 loss, size = _run_step(model, batch, training=True)
-                model._loss_tracker[0] += loss * size
-                model._loss_tracker[1] += size
+                track_loss(model, loss, size)
                 object.__setattr__(model, "_fit_position", (epoch, step + 1))
                 last = data.inferred_steps is not None and step + 1 >= data.inferred_steps
                 if executions.end(step, lambda: _logs(model, model._loss_tracker), last):
@@ -201,6 +215,7 @@ def fit(
             if model.stop_training or data.exhausted:
                 break
         cbs.on_train_end(logs)
+    object.__setattr__(model, "_class_weight", None)
     return model.history
 
 
@@ -233,8 +248,7 @@ def _evaluate_loop(model, x, y, sample_weight, batch_size, steps, cbs) -> dict:
     for step, batch in data.epoch_batches(0):
         executions.begin(step)
         loss, size = _run_step(model, batch, training=False)
-        model._loss_tracker[0] += loss * size
-        model._loss_tracker[1] += size
+        track_loss(model, loss, size)
         last = data.inferred_steps is not None and step + 1 >= data.inferred_steps
         executions.end(step, lambda: _logs(model, model._loss_tracker), last)
     executions.finish(lambda: _logs(model, model._loss_tracker))
@@ -338,8 +352,7 @@ def _one_batch(model, x, y, sample_weight, training: bool, reset: bool, return_d
         data = DataHandler(x, y, sample_weight, n, 1, False, strategy)
         for _, batch in data.epoch_batches(0):
             loss, size = _run_step(model, batch, training=training)
-            model._loss_tracker[0] += loss * size
-            model._loss_tracker[1] += size
+            track_loss(model, loss, size)
         logs = _logs(model, model._loss_tracker)
         if reset:
             reset_metrics(model)

@@ -1,19 +1,71 @@
 """``tf.keras.layers``: the layer classes (re-exports only)."""
 
+from simdist.keras._missing import missing_name
 from simdist.keras.engine.base_layer import Layer as Layer
 from simdist.keras.engine.input_layer import InputLayer as InputLayer
+from simdist.keras.layers import experimental as experimental
+from simdist.keras.layers.conv1d import Conv1D as Conv1D
 from simdist.keras.layers.convolutional import Conv2D as Conv2D
 from simdist.keras.layers.core import Activation as Activation
 from simdist.keras.layers.core import Dense as Dense
 from simdist.keras.layers.core import Dropout as Dropout
 from simdist.keras.layers.core import Flatten as Flatten
 from simdist.keras.layers.core import ReLU as ReLU
+from simdist.keras.layers.embedding import Embedding as Embedding
+from simdist.keras.layers.global_pooling import GlobalAveragePooling1D as GlobalAveragePooling1D
+from simdist.keras.layers.global_pooling import GlobalAveragePooling2D as GlobalAveragePooling2D
+from simdist.keras.layers.global_pooling import GlobalMaxPooling1D as GlobalMaxPooling1D
+from simdist.keras.layers.global_pooling import GlobalMaxPooling2D as GlobalMaxPooling2D
+from simdist.keras.layers.lambda_layer import Lambda as Lambda
+from simdist.keras.layers.merging import Add as Add
+from simdist.keras.layers.merging import Average as Average
+from simdist.keras.layers.merging import Concatenate as Concatenate
+from simdist.keras.layers.merging import Maximum as Maximum
+from simdist.keras.layers.merging import Minimum as Minimum
+from simdist.keras.layers.merging import Multiply as Multiply
+from simdist.keras.layers.merging import Subtract as Subtract
+from simdist.keras.layers.merging import add as add
+from simdist.keras.layers.merging import average as average
+from simdist.keras.layers.merging import concatenate as concatenate
+from simdist.keras.layers.merging import maximum as maximum
+from simdist.keras.layers.merging import minimum as minimum
+from simdist.keras.layers.merging import multiply as multiply
+from simdist.keras.layers.merging import subtract as subtract
+from simdist.keras.layers.normalization import BatchNormalization as BatchNormalization
+from simdist.keras.layers.normalization import LayerNormalization as LayerNormalization
 from simdist.keras.layers.pooling import AveragePooling2D as AveragePooling2D
 from simdist.keras.layers.pooling import AvgPool2D as AvgPool2D
 from simdist.keras.layers.pooling import MaxPool2D as MaxPool2D
 from simdist.keras.layers.pooling import MaxPooling2D as MaxPooling2D
+from simdist.keras.layers.preprocessing.category_encoding import (
+    CategoryEncoding as CategoryEncoding,
+)
+from simdist.keras.layers.preprocessing.hashing import Hashing as Hashing
+from simdist.keras.layers.preprocessing.lookup import IntegerLookup as IntegerLookup
+from simdist.keras.layers.preprocessing.lookup import StringLookup as StringLookup
+from simdist.keras.layers.preprocessing.numeric import Normalization as Normalization
+from simdist.keras.layers.preprocessing.numeric import Rescaling as Rescaling
+from simdist.keras.layers.reshaping import Permute as Permute
+from simdist.keras.layers.reshaping import RepeatVector as RepeatVector
+from simdist.keras.layers.reshaping import Reshape as Reshape
+from simdist.keras.layers.reshaping import UpSampling2D as UpSampling2D
+from simdist.keras.layers.reshaping import ZeroPadding2D as ZeroPadding2D
+from simdist.keras.layers.rnn import GRU as GRU
+from simdist.keras.layers.rnn import LSTM as LSTM
+from simdist.keras.layers.rnn import RNN as RNN
+from simdist.keras.layers.rnn import SimpleRNN as SimpleRNN
+from simdist.keras.layers.rnn_cells import GRUCell as GRUCell
+from simdist.keras.layers.rnn_cells import LSTMCell as LSTMCell
+from simdist.keras.layers.rnn_cells import SimpleRNNCell as SimpleRNNCell
+from simdist.keras.layers.sync_batch_norm import SyncBatchNormalization as _SyncBatchNormalization
 
+Convolution1D = Conv1D
 Convolution2D = Conv2D
+del _SyncBatchNormalization  # tf.keras.layers.experimental.SyncBatchNormalization
+
+
+def __getattr__(name: str):
+    raise missing_name("tf.keras.layers", name)
 
 # registers the built-in layers' compute descriptions (simdist.core.compute_description)
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401

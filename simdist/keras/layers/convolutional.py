@@ -5,10 +5,11 @@ from __future__ import annotations
 from simdist.core.ops import fused_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
-from simdist.keras import activations, initializers
+from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, int_pair, padding_name, positive_int
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
+from simdist.keras.layers._weights import weight_options_config
 
 __all__ = ["Conv2D", "conv_output_length"]
 
@@ -68,10 +69,10 @@ class Conv2D(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self._channels = None
 
     def build(self, input_shape) -> None:
@@ -137,4 +138,5 @@ class Conv2D(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            **weight_options_config(self),
         }

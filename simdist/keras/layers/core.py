@@ -7,10 +7,11 @@ import math
 from simdist.core.ops import array_ops, fused_ops, math_ops, nn_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
-from simdist.keras import activations, initializers
+from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, positive_int, static_shape
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
+from simdist.keras.layers._weights import weight_options_config
 
 __all__ = ["Dense", "Flatten", "Dropout", "Activation", "ReLU"]
 
@@ -43,10 +44,10 @@ class Dense(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self._last_dim = None
 
     def build(self, input_shape) -> None:
@@ -104,6 +105,7 @@ class Dense(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            **weight_options_config(self),
         }
 
 

@@ -1,0 +1,153 @@
+"""Symbolic tensors of the Functional API: ``KerasTensor`` and the ``Node`` that made it.
+
+``tf.keras.Input(shape)`` returns a ``KerasTensor``: a shape (batch axis ``None``), a dtype,
+and where it came from (``_keras_history``: the layer, which of its calls, which output).
+Calling a layer on KerasTensors computes nothing: it records a :class:`Node` (the layer, the
+call's arguments with KerasTensors in place, and the output KerasTensors) and returns
+symbolic outputs. Their shapes and dtypes come from calling the layer on zeros
+(:func:`symbolic_call`): once with each unknown dimension as 1 and, when there are unknown
+dimensions, once more with them as 2; an output dimension that differs between the two
+probes is unknown (``None``). The probes build the layer (its variables are created then, in
+the current strategy scope), run in inference mode (``training`` as the call gives it, else
+False) and their ``add_loss`` values are dropped.
+
+A KerasTensor supports no arithmetic: ``x + 1`` or ``tf.nn.relu(x)`` on a KerasTensor raise
+a TypeError that says to use a layer (``tf.keras.layers.Add``, ``Activation``, ``Lambda``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simdist.core import dtypes, nest
+from simdist.core.convert import convert_to_tensor
+from simdist.core.shape import TensorShape, as_shape
+from simdist.core.tensor import Tensor
+
+__all__ = ["KerasTensor", "Node", "is_symbolic", "symbolic_call"]
+
+
+class KerasTensor:
+    """A symbolic tensor: ``shape``, ``dtype``, ``name`` and the node that produced it."""
+
+    __array_priority__ = 1000  # NumPy defers to __radd__ & co., which raise the clear error
+
+    def __init__(self, shape, dtype, name: str | None = None) -> None:
+        self.shape = as_shape(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+        self._keras_history = None  # (layer, node_index, tensor_index) once a node owns it
+
+    @property
+    def node(self) -> Node:
+        return self._keras_history[0]._inbound_nodes[self._keras_history[1]]
+
+    def __repr__(self) -> str:
+        layer = self._keras_history[0].name if self._keras_history else None
+        return (
+            f"<KerasTensor: shape={tuple(self.shape.as_list())} dtype={self.dtype.name} "
+            f"(created by layer '{layer}')>"
+        )
+
+    def _probe(self, fill: int) -> Tensor:
+        dims = [fill if d is None else d for d in self.shape.as_list()]
+        if self.dtype == dtypes.string:
+            return convert_to_tensor(np.full(dims, b"", dtype=object))
+        return convert_to_tensor(np.zeros(dims, dtype=self.dtype.as_numpy_dtype))
+
+    def _no_ops(self, *args, **kwargs):
+        raise TypeError(
+            f"{self!r} is a symbolic Keras tensor of the Functional API; simdist does not "
+            "apply TensorFlow ops to it. Use a layer instead (tf.keras.layers.Add, Multiply, "
+            "Activation, Reshape...) or wrap the computation in tf.keras.layers.Lambda."
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_ops
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __neg__ = _no_ops
+    __getitem__ = __array__ = _no_ops
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "Using a symbolic Keras tensor as a Python bool is not allowed: its value is "
+            "only known when the model runs."
+        )
+
+
+class Node:
+    """One call of ``layer`` in a graph: its arguments and its symbolic outputs."""
+
+    def __init__(self, layer, call_args: tuple, call_kwargs: dict, outputs) -> None:
+        self.layer = layer
+        self.call_args = call_args
+        self.call_kwargs = call_kwargs
+        self.outputs = outputs
+        self.inbound_tensors = [
+            t for t in nest.flatten((call_args, call_kwargs)) if isinstance(t, KerasTensor)
+        ]
+        self.output_tensors = [t for t in nest.flatten(outputs) if isinstance(t, KerasTensor)]
+        inbound = layer.__dict__.setdefault("_inbound_nodes", [])
+        index = len(inbound)
+        inbound.append(self)
+        for i, tensor in enumerate(self.output_tensors):
+            tensor._keras_history = (layer, index, i)
+
+    @property
+    def parent_nodes(self) -> list[Node]:
+        return [t.node for t in self.inbound_tensors]
+
+    def run(self, values: dict, training=None):
+        """Call the layer with each KerasTensor replaced by ``values[id(tensor)]``."""
+        args, kwargs = nest.map_structure(
+            lambda t: values[id(t)] if isinstance(t, KerasTensor) else t,
+            (self.call_args, self.call_kwargs),
+        )
+        if training is not None and "training" not in kwargs:
+            kwargs = {**kwargs, "training": training}
+        outputs = self.layer(*args, **kwargs)
+        for tensor, value in zip(self.output_tensors, nest.flatten(outputs), strict=True):
+            values[id(tensor)] = value
+
+
+def is_symbolic(structure) -> bool:
+    """Whether ``structure`` holds a KerasTensor."""
+    if type(structure) is Tensor:
+        return False
+    if isinstance(structure, KerasTensor):
+        return True
+    if isinstance(structure, (list, tuple, dict)):
+        return any(isinstance(t, KerasTensor) for t in nest.flatten(structure))
+    return False
+
+
+def symbolic_call(layer, call, args: tuple, kwargs: dict):
+    """Record ``layer(*args, **kwargs)`` on KerasTensors; returns its symbolic outputs.
+
+    ``call(*args, **kwargs)`` performs a real call (the layer's ``__call__``) on tensors, in
+    probe mode (the layer drops its ``add_loss`` values then).
+    """
+    kwargs_probe = dict(kwargs)
+    kwargs_probe.setdefault("training", False)
+    flat = nest.flatten((args, kwargs_probe))
+    unknown = any(d is None for t in flat if isinstance(t, KerasTensor) for d in t.shape.as_list())
+
+    def probe(fill: int):
+        concrete = [t._probe(fill) if isinstance(t, KerasTensor) else t for t in flat]
+        p_args, p_kwargs = nest.pack_sequence_as((args, kwargs_probe), concrete)
+        return call(*p_args, **p_kwargs)
+
+    first = probe(1)
+    second = probe(2) if unknown else first
+    name = getattr(layer, "name", None)
+
+    def symbolic(a, b):
+        if not isinstance(a, Tensor):
+            return a
+        dims = [
+            da if da == db else None
+            for da, db in zip(a.shape.as_list(), b.shape.as_list(), strict=True)
+        ]
+        return KerasTensor(TensorShape(dims), a.dtype, name=name)
+
+    outputs = nest.map_structure(symbolic, first, second)
+    Node(layer, tuple(args), dict(kwargs), outputs)
+    return outputs

@@ -1,0 +1,51 @@
+"""A layer's weight regularizers and constraints, resolved by name and described in config."""
+
+from __future__ import annotations
+
+from simdist.keras import constraints, regularizers
+
+__all__ = ["WeightOptions", "weight_options", "weight_options_config"]
+
+
+class WeightOptions(dict):
+    """``{'kernel_regularizer': ..., 'bias_constraint': ...}``, each resolved with
+    ``regularizers.get`` / ``constraints.get``."""
+
+    def config(self) -> dict:
+        """The options for ``get_config``: ``None`` or a serialized object.
+
+        Raises:
+            ValueError: a plain-function regularizer or constraint (Keras cannot store it
+                either); pass a ``tf.keras.regularizers``/``constraints`` object to save.
+        """
+        out = {}
+        for key, value in self.items():
+            if value is None:
+                out[key] = None
+            elif key.endswith("regularizer"):
+                out[key] = regularizers.serialize(value)
+            else:
+                out[key] = constraints.serialize(value)
+        return out
+
+
+def weight_options(**options) -> WeightOptions:
+    """Resolve each ``*_regularizer`` / ``*_constraint`` keyword."""
+    out = WeightOptions()
+    for key, value in options.items():
+        getter = regularizers.get if key.endswith("regularizer") else constraints.get
+        out[key] = getter(value)
+    return out
+
+
+def weight_options_config(layer) -> dict:
+    """``kernel/bias_regularizer/constraint`` of a Dense-like layer, for its get_config."""
+    return WeightOptions(
+        (key, getattr(layer, key))
+        for key in (
+            "kernel_regularizer",
+            "bias_regularizer",
+            "kernel_constraint",
+            "bias_constraint",
+        )
+    ).config()

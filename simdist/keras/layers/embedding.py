@@ -1,0 +1,94 @@
+"""``Embedding``: row ``i`` of a ``(input_dim, output_dim)`` table for each integer index ``i``.
+
+Indices outside ``[0, input_dim)`` raise ``InvalidArgumentError`` (as TF does on CPU).
+The gradient reaches only the rows that were looked up (summed for repeated indices).
+"""
+
+from __future__ import annotations
+
+from simdist.core.convert import convert_to_tensor
+from simdist.core.ops import math_ops, slicing_ops
+from simdist.core.shape import TensorShape, as_shape
+from simdist.core.tensor import Tensor
+from simdist.keras import initializers
+from simdist.keras.engine.base_layer import Layer
+from simdist.keras.layers._checks import positive_int
+from simdist.keras.layers._weights import weight_options
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Layer):
+    """Indices ``[batch, ...]`` -> rows ``[batch, ..., output_dim]`` of the table.
+
+    Raises:
+        ValueError: ``input_dim`` or ``output_dim`` is not a positive integer.
+        NotImplementedError: ``mask_zero=True`` (simdist has no masks).
+        InvalidArgumentError: at call, an index outside ``[0, input_dim)``.
+    """
+
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        activity_regularizer=None,
+        embeddings_constraint=None,
+        mask_zero=False,
+        input_length=None,
+        **kwargs,
+    ) -> None:
+        if input_length is not None and "input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,)
+        kwargs.setdefault("autocast", False)
+        super().__init__(**kwargs)
+        if mask_zero:
+            raise NotImplementedError(
+                "simdist's Embedding does not support mask_zero=True (simdist has no masks)."
+            )
+        self.input_dim = positive_int(input_dim, "input_dim")
+        self.output_dim = positive_int(output_dim, "output_dim")
+        if embeddings_initializer == "uniform":
+            embeddings_initializer = initializers.RandomUniform(-0.05, 0.05)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self._options = weight_options(
+            embeddings_regularizer=embeddings_regularizer,
+            embeddings_constraint=embeddings_constraint,
+        )
+        self.input_length = input_length
+
+    def build(self, input_shape) -> None:
+        self.embeddings = self.add_weight(
+            "embeddings",
+            shape=[self.input_dim, self.output_dim],
+            initializer=self.embeddings_initializer,
+            regularizer=self._options["embeddings_regularizer"],
+            constraint=self._options["embeddings_constraint"],
+        )
+        self.built = True
+
+    def _convert_inputs(self, inputs):
+        return inputs  # indices keep their integer dtype (no autocast)
+
+    def call(self, inputs) -> Tensor:
+        indices = convert_to_tensor(inputs)
+        if indices.dtype.is_floating:
+            indices = math_ops.cast(indices, "int32")
+        if not indices.dtype.is_integer:
+            raise TypeError(f"Embedding expects integer indices, got dtype {indices.dtype.name}.")
+        return slicing_ops.gather(self.embeddings, indices)  # InvalidArgumentError off range
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        return TensorShape([*as_shape(input_shape).as_list(), self.output_dim])
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
+            "mask_zero": False,
+            "input_length": self.input_length,
+            **self._options.config(),
+        }

@@ -1,0 +1,1 @@
+"""Preprocessing layers (Rescaling, Normalization, lookups, CategoryEncoding, Hashing)."""
