@@ -17,7 +17,7 @@ from simdist.core.ops import math_ops, nn_losses, reduction_ops
 from simdist.keras import losses as losses_lib
 from simdist.keras import metrics as metrics_lib
 from simdist.keras import optimizers as optimizers_lib
-from simdist.keras.losses_utils import ReductionV2
+from simdist.keras.losses_utils import ReductionV2, match_dtype_and_rank
 
 __all__ = [
     "resolve_loss",
@@ -73,6 +73,7 @@ def _per_example(values):
 def replica_loss(model, y_true, y_pred, sample_weight, global_batch: int, num_replicas: int):
     """This replica's share of the step's loss (see the module docstring)."""
     _, fn, sum_only = model._compiled_loss
+    y_true, y_pred, _ = match_dtype_and_rank(y_true, y_pred)  # Keras 2's label shape rule
     per_example = _per_example(fn(y_true, y_pred))
     if sum_only:
         weighted = per_example
