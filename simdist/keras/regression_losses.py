@@ -94,7 +94,7 @@ def poisson(y_true, y_pred) -> Tensor:
     return _mean(math_ops.subtract(y_pred, math_ops.multiply(y_true, log_p)))
 
 
-def _l2_normalize(x: Tensor, axis: int) -> Tensor:
+def l2_normalize(x: Tensor, axis: int) -> Tensor:
     squared = reduction_ops.reduce_sum(elementwise_ops.square(x), axis=axis, keepdims=True)
     return math_ops.multiply(x, elementwise_ops.rsqrt(math_ops.maximum(squared, 1e-12)))
 
@@ -102,7 +102,7 @@ def _l2_normalize(x: Tensor, axis: int) -> Tensor:
 def cosine_similarity(y_true, y_pred, axis: int = -1) -> Tensor:
     """Negative cosine similarity along ``axis``: -1 for the same direction, 1 for opposite."""
     y_true, y_pred = prepare_labels(y_true, y_pred)
-    t, p = _l2_normalize(y_true, axis), _l2_normalize(y_pred, axis)
+    t, p = l2_normalize(y_true, axis), l2_normalize(y_pred, axis)
     return elementwise_ops.negative(reduction_ops.reduce_sum(math_ops.multiply(t, p), axis=axis))
 
 
