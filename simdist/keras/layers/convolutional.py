@@ -5,7 +5,7 @@ from __future__ import annotations
 from simdist.core.ops import fused_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
-from simdist.keras import activations, initializers
+from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, int_pair, padding_name, positive_int
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
@@ -68,10 +68,11 @@ class Conv2D(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self._channels = None
 
     def build(self, input_shape) -> None:
@@ -101,6 +102,12 @@ class Conv2D(Layer):
         self.built = True
 
     def call(self, inputs) -> Tensor:
+        outputs = self._forward(inputs)
+        if self.activity_regularizer is None:
+            return outputs
+        return regularizers.record_activity(self, outputs)
+
+    def _forward(self, inputs) -> Tensor:
         check_input(self, inputs, ndim=4, axes={-1: self._channels})
         # conv2d + bias_add (+ relu) as one fused op, as TF's grappler runs this layer.
         fused = fused_activation(self.activation)
@@ -137,4 +144,5 @@ class Conv2D(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            **regularizers.penalties_config(self),
         }

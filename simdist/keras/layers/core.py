@@ -7,7 +7,7 @@ import math
 from simdist.core.ops import array_ops, fused_ops, math_ops, nn_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
-from simdist.keras import activations, initializers
+from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, positive_int, static_shape
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
@@ -43,10 +43,11 @@ class Dense(Layer):
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self._last_dim = None
 
     def build(self, input_shape) -> None:
@@ -77,6 +78,12 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs) -> Tensor:
+        outputs = self._forward(inputs)
+        if self.activity_regularizer is None:
+            return outputs
+        return regularizers.record_activity(self, outputs)
+
+    def _forward(self, inputs) -> Tensor:
         check_input(self, inputs, min_ndim=2, axes={-1: self._last_dim})
         fused = fused_activation(self.activation)
         if len(static_shape(inputs)) == 2:  # matmul + bias_add (+ relu) as one fused op
@@ -104,6 +111,7 @@ class Dense(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
+            **regularizers.penalties_config(self),
         }
 
 
