@@ -176,7 +176,7 @@ class ModelCheckpoint(Callback):
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         strategy = self.model.distribute_strategy
         path = multi_worker_util.write_filepath(path, strategy)  # non-chief: a temp copy
-        directory = os.path.dirname(path)
+        directory = os.path.dirname(path.rstrip("/" + os.sep))
         if directory:
             os.makedirs(directory, exist_ok=True)
         if _is_keras_target(path):
