@@ -19,12 +19,12 @@ A saved model is a directory (no pickle anywhere; plain JSON and a NumPy archive
      "weights": [{"key": "conv2d/kernel:0", "name": "conv2d/kernel:0",
                   "dtype": "float32", "shape": [3, 3, 1, 32]}, ...]}
 
-A compiled model also gets ``"training_config": {"optimizer": {"class_name": "Adam",
-"config": {...}}, "loss": "mse" | null}`` in ``config.json`` and ``optimizer.index`` +
-``optimizer.npz``: a ``tf.train.Checkpoint(model=..., optimizer=...)`` holding the optimizer's
-state (iterations, slots; it repeats the weights). ``load_model(compile=True)`` compiles the
-loaded model with them, so training resumes where it stopped. Metrics and loss objects are
-not stored: compile again for those.
+A compiled model also gets ``"training_config"`` (optimizer, loss and metrics, names or
+class + config: see :mod:`simdist.keras.compile_config`) in ``config.json`` and
+``optimizer.index`` + ``optimizer.npz``: a ``tf.train.Checkpoint(model=..., optimizer=...)``
+holding the optimizer's state (iterations, slots; it repeats the weights).
+``load_model(compile=True)`` compiles the loaded model with them, so training resumes where
+it stopped.
 
 Each layer's ``config`` is its ``get_config()``; ``from_config`` rebuilds it (classes outside
 ``tf.keras.layers`` come from ``load_model(..., custom_objects={"Name": cls})``). ``weights``
@@ -177,15 +177,10 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
 
 
 def _training_config(model) -> dict | None:
-    """The compile settings that can be stored (None when the model is not compiled)."""
-    optimizer = getattr(model, "optimizer", None)
-    if not getattr(model, "_is_compiled", False) or optimizer is None:
-        return None
-    loss = getattr(model, "loss", None)
-    return {
-        "optimizer": {"class_name": type(optimizer).__name__, "config": optimizer.get_config()},
-        "loss": loss if isinstance(loss, str) else None,
-    }
+    """The compile settings that are stored (None when the model is not compiled)."""
+    from simdist.keras import compile_config
+
+    return compile_config.training_config(model)
 
 
 def _swap_in(staging: str, path: str, parent: str, base: str) -> None:
@@ -298,27 +293,34 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     _assign_weights(model, document["weights"], arrays, path)
     training_config = document.get("training_config")
     if compile and isinstance(training_config, dict):
-        _compile_from(model, training_config, path)
+        _compile_from(model, training_config, path, custom_objects)
     return model
 
 
-def _compile_from(model, training_config: dict, path: str) -> None:
+def _compile_from(model, training_config: dict, path: str, custom_objects=None) -> None:
     """Compile ``model`` as it was when saved and restore its optimizer's state."""
     from simdist.checkpoint.checkpoint import Checkpoint
-    from simdist.keras import optimizers
+    from simdist.keras import compile_config
 
-    loss = training_config.get("loss")
-    if loss is None:
+    if training_config.get("loss") is None:
         warnings.warn(
-            f"The model in '{path}' was compiled with a loss that is not a name, which is not "
-            "saved; it is loaded uncompiled. Call model.compile(...) before training.",
+            f"The model in '{path}' was saved without a loss; it is loaded uncompiled. Call "
+            "model.compile(...) before training.",
             stacklevel=3,
         )
         return
-    optimizer = optimizers.get(training_config["optimizer"])
-    model.compile(optimizer=optimizer, loss=loss)
+    try:
+        args = compile_config.compile_args(training_config, custom_objects)
+    except ValueError as exc:
+        warnings.warn(
+            f"The model in '{path}' is loaded uncompiled: {exc} Pass the custom loss or "
+            "metric in load_model(..., custom_objects=...), or call model.compile(...).",
+            stacklevel=3,
+        )
+        return
+    model.compile(**args)
     prefix = os.path.join(path, OPTIMIZER_PREFIX)
-    Checkpoint(model=model, optimizer=optimizer).restore(prefix).expect_partial()
+    Checkpoint(model=model, optimizer=args["optimizer"]).restore(prefix).expect_partial()
 
 
 def _assign_weights(model, entries: list, arrays: dict, path: str) -> None:
