@@ -193,3 +193,33 @@ def test_a_regularized_loss_has_a_gradient():
         penalty = tf.add_n(layer.losses)
     (grad,) = tape.gradient(penalty, layer.trainable_weights)
     np.testing.assert_allclose(grad.numpy(), [[1.0], [-2.0]])  # d(0.5 w^2)/dw = w
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: keras.optimizers.RMSprop(momentum=0.5, centered=True),
+        lambda: keras.optimizers.Adagrad(),
+        lambda: keras.optimizers.Adamax(),
+        lambda: keras.optimizers.Nadam(),
+        lambda: keras.optimizers.AdamW(),
+        lambda: keras.optimizers.SGD(momentum=0.9),
+    ],
+)
+def test_every_slot_is_mirrored_like_its_variable(make):
+    from simdist.distribute.distributed_variables import MirroredVariable
+
+    strategy = tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+    with strategy.scope():
+        w = tf.Variable(np.ones((2, 2), np.float32))
+        opt = make()
+    grads = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tf.constant(np.full((2, 2), ctx.replica_id_in_sync_group + 1.0, np.float32))
+    )
+    strategy.run(lambda g: opt.apply_gradients([(g, w)]), args=(grads,))
+    for name in opt.get_slot_names():
+        slot = opt.get_slot(w, name)
+        assert isinstance(slot, MirroredVariable), name
+        first, second = (np.asarray(v.numpy()) for v in slot.values)
+        np.testing.assert_array_equal(first, second)
+    assert int(opt.iterations.numpy()) == 1

@@ -106,7 +106,7 @@ _BY_NAME = {
 
 
 class _AutoAccuracy(metrics_lib.MeanMetricWrapper):
-    """``'accuracy'`` in compile: the accuracy that fits the loss and the label shapes."""
+    """``'accuracy'`` in compile: the accuracy that fits the label and prediction shapes."""
 
     def __init__(self, name: str, loss_name: str) -> None:
         super().__init__(None, name=name)
@@ -122,18 +122,8 @@ class _AutoAccuracy(metrics_lib.MeanMetricWrapper):
             super().update_state(y_true, y_pred, sample_weight)
 
     def _choose(self, y_true, y_pred):
-        loss = self._loss_name.lower()
-        if "sparse_categorical" in loss:
-            return metrics_lib.sparse_categorical_accuracy
-        if "binary" in loss:
-            return metrics_lib.binary_accuracy
-        if "categorical" in loss:
-            return metrics_lib.categorical_accuracy
-        if y_pred.shape.rank and y_pred.shape[-1] == 1:
-            return metrics_lib.binary_accuracy
-        if y_true.shape.rank == y_pred.shape.rank and y_true.shape[-1] != 1:
-            return metrics_lib.categorical_accuracy
-        return metrics_lib.sparse_categorical_accuracy
+        # Keras 2 picks from the shapes of the first batch, not from the loss.
+        return metrics_lib.accuracy_for(y_true, y_pred)
 
 
 def resolve_metrics(metrics, loss_name: str) -> list:
