@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from simdist.core import dtypes
 from simdist.core import random as core_random
 from simdist.core.convert import constant
@@ -27,6 +29,8 @@ __all__ = [
     "RandomUniform",
     "TruncatedNormal",
     "VarianceScaling",
+    "Orthogonal",
+    "Identity",
     "GlorotUniform",
     "GlorotNormal",
     "HeNormal",
@@ -263,6 +267,67 @@ LecunUniform = _preset(
     "LecunUniform", 1.0, "fan_in", "uniform", "Uniform, limit = sqrt(3 / fan_in)."
 )
 
+class Orthogonal(_Random):
+    """A (semi-)orthogonal matrix times ``gain``: the Q of a QR decomposition of a normal
+    ``(max(rows, cols), min(rows, cols))`` matrix, signs fixed by R's diagonal, rows being the
+    product of all but the last dimension.
+
+    Raises:
+        ValueError: a shape of fewer than two dimensions.
+    """
+
+    def __init__(self, gain=1.0, seed=None) -> None:
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
+        shape = _shape(shape)
+        if len(shape) < 2:
+            raise ValueError(
+                "The tensor to initialize must be at least two-dimensional. Received: "
+                f"shape={shape} of rank {len(shape)}."
+            )
+        dtype = _dtype(dtype)
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        flat = (max(rows, cols), min(rows, cols))
+        a = np.asarray(self._normal(flat, 0.0, 1.0, dtype)._value, np.float64)
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        values = (self.gain * q).reshape(shape).astype(dtype.as_numpy_dtype)
+        return constant(values, dtype=dtype)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "seed": self.seed}
+
+
+class Identity(Initializer):
+    """``gain`` times the identity matrix (rectangular shapes: ones on the main diagonal).
+
+    Raises:
+        ValueError: a shape that is not two-dimensional.
+    """
+
+    def __init__(self, gain=1.0) -> None:
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
+        shape = _shape(shape)
+        if len(shape) != 2:
+            raise ValueError(
+                "Identity matrix initializer can only be used for 2D matrices. Received: "
+                f"shape={shape} of rank {len(shape)}."
+            )
+        dtype = _dtype(dtype)
+        values = (self.gain * np.eye(*shape)).astype(dtype.as_numpy_dtype)
+        return constant(values, dtype=dtype)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain}
+
+
 _CLASSES = {
     cls.__name__: cls
     for cls in (
@@ -279,6 +344,8 @@ _CLASSES = {
         HeUniform,
         LecunNormal,
         LecunUniform,
+        Orthogonal,
+        Identity,
     )
 }
 _ALIASES = {backend.to_snake_case(name): cls for name, cls in _CLASSES.items()}

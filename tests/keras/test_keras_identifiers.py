@@ -223,3 +223,16 @@ def test_every_slot_is_mirrored_like_its_variable(make):
         first, second = (np.asarray(v.numpy()) for v in slot.values)
         np.testing.assert_array_equal(first, second)
     assert int(opt.iterations.numpy()) == 1
+
+
+def test_orthogonal_and_identity_initializers_by_name():
+    q = tf.keras.initializers.get("orthogonal")((4, 3)).numpy()
+    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-6)
+    wide = tf.keras.initializers.Orthogonal(gain=2.0, seed=3)((2, 5)).numpy()
+    np.testing.assert_allclose(wide @ wide.T, 4 * np.eye(2), atol=1e-5)
+    np.testing.assert_array_equal(wide, tf.keras.initializers.Orthogonal(2.0, seed=3)((2, 5)))
+    np.testing.assert_array_equal(tf.keras.initializers.get("identity")((2, 3)), np.eye(2, 3))
+    with pytest.raises(ValueError, match="at least two-dimensional"):
+        tf.keras.initializers.Orthogonal()((3,))
+    with pytest.raises(ValueError, match="only be used for 2D"):
+        tf.keras.initializers.Identity()((2, 2, 2))

@@ -113,10 +113,17 @@ CASES = {
 }
 
 
+# applied with skip_gradients_aggregation=True: each copy takes its own replica's gradient
+SKIP_AGGREGATION = ("sgd_clipnorm", "adam_global_clipnorm")
+CASES["sgd_clipnorm"] = _opt("SGD", learning_rate=0.1, clipnorm=0.5)
+CASES["adam_global_clipnorm"] = _opt("Adam", learning_rate=0.01, global_clipnorm=0.8)
+
+
 def _payload() -> dict:
     rng = np.random.default_rng(15)
     return {
         "cases": CASES,
+        "skip_aggregation": list(SKIP_AGGREGATION),
         "replicas": list(REPLICAS),
         "steps": STEPS,
         "w0": rng.normal(size=(3, 4)).astype(np.float32).tolist(),
@@ -151,10 +158,17 @@ def optimizers_program(tf, make_strategy, payload):
                         )
                     )
 
-                    def apply(g, opt=opt, w=w, b=b):
-                        opt.apply_gradients(zip(g, [w, b], strict=True))
+                    skip = case in payload["skip_aggregation"]
+
+                    def apply(g, opt=opt, w=w, b=b, skip=skip):
+                        pairs = zip(g, [w, b], strict=True)
+                        opt.apply_gradients(pairs, skip_gradients_aggregation=skip)
 
                     strategy.run(apply, args=(grads,))
+                    if skip:  # the copies differ: compare every one
+                        for r, (wc, bc) in enumerate(zip(w.values, b.values, strict=True)):
+                            out[f"{case}/{n}/{step}/w/copy{r}"] = wc.numpy()
+                            out[f"{case}/{n}/{step}/b/copy{r}"] = bc.numpy()
                 out[f"{case}/{n}/{step}/w"] = w.numpy()
                 out[f"{case}/{n}/{step}/b"] = b.numpy()
             out[f"{case}/{n}/iterations"] = np.asarray(opt.iterations.numpy())

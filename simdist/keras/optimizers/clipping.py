@@ -12,7 +12,9 @@ TensorFlow's, in each gradient's dtype:
 
 Under a strategy the optimizer clips the gradients after summing them over replicas (what
 ``tf_keras``'s ``apply_gradients`` does: aggregate, then clip), so a global norm is the norm
-of the global gradient, the same on every replica.
+of the global gradient, the same on every replica. With ``skip_gradients_aggregation=True``
+each replica's gradients are clipped on that replica (a global norm over that replica's own
+gradients), as Keras clips them in the replica context.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from simdist.core import dtypes, profile_hook
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
+from simdist.core.tensor import make_tensor
 from simdist.core.variables import Variable, VariableAggregation
 from simdist.keras import backend
 from simdist.keras.optimizers import clipping
@@ -350,9 +351,11 @@ class Optimizer:
             # Every copy of a reduced gradient is the same array: clip once (global norms too).
             grads = self._clip_gradients([_first_component(g) for g in reduced])
         else:
-            grads = [g for g, _ in kept]  # each replica's own gradient for its own copy
+            # each replica's own gradients for its own copies, clipped on that replica (a
+            # global norm over that replica's gradients), as Keras clips in replica context
+            grads = self._clip_per_replica([g for g, _ in kept], strategy)
         pairs_to_apply = list(zip(grads, variables, strict=True))
-        self._distributed_apply(pairs_to_apply, strategy, clip_each=not aggregate)
+        self._distributed_apply(pairs_to_apply, strategy, per_copy=not aggregate)
         profile_hook.optimizer_updated(self, pairs)
         return self._iterations
 
@@ -361,12 +364,30 @@ class Optimizer:
             [_array(g) for g in grads], self.clipnorm, self.global_clipnorm, self.clipvalue
         )
 
-    def _distributed_apply(self, grads_and_vars: list, strategy=None, clip_each=False) -> None:
+    def _clip_per_replica(self, grads: list, strategy) -> list:
+        """Per-replica gradients, each replica's set clipped together (no clipping: as given)."""
+        if not (self.clipnorm or self.global_clipnorm or self.clipvalue):
+            return grads
+        from simdist.distribute.values import PerReplica
+
+        count = strategy.num_replicas_in_sync
+
+        def component(g, r):
+            values = getattr(g, "values", None)
+            return values[r] if isinstance(values, tuple) else g
+
+        per_replica = [self._clip_gradients([component(g, r) for g in grads]) for r in range(count)]
+        return [
+            PerReplica([make_tensor(per_replica[r][i]) for r in range(count)])
+            for i in range(len(grads))
+        ]
+
+    def _distributed_apply(self, grads_and_vars: list, strategy=None, per_copy=False) -> None:
         """Update every variable with its gradient, then count the step.
 
         With a ``strategy``, each copy of a variable is updated on its device through
-        ``strategy.extended.update`` (the gradient's matching component); ``clip_each`` clips
-        each copy's own gradient there (gradients that were not summed over replicas).
+        ``strategy.extended.update`` (the gradient's matching component); ``per_copy``: the
+        gradients were not summed over replicas, so every copy runs its own update.
         """
         lr = self._current_learning_rate()
         self._prepare_step()
@@ -376,8 +397,6 @@ class Optimizer:
             decay = self._use_weight_decay(var)
 
             def update(target, g, slots=slots, dtype=dtype, decay=decay):
-                if clip_each:
-                    g = self._clip_gradients([g])[0]
                 if decay:
                     value = _array(target)
                     target.assign_sub(value * dtype(self.weight_decay) * dtype(lr))
@@ -385,7 +404,7 @@ class Optimizer:
 
             if strategy is None:
                 update(var, grad)
-            elif clip_each or not _update_once(strategy, var, slots, update, grad):
+            elif per_copy or not _update_once(strategy, var, slots, update, grad):
                 strategy.extended.update(var, update, args=(grad,))
         self._iterations.assign_add(1)
 
