@@ -28,10 +28,10 @@ from simdist.core import dtypes, profile_hook
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
-from simdist.core.tensor import make_tensor
 from simdist.core.variables import Variable, VariableAggregation
 from simdist.keras import backend
 from simdist.keras.optimizers import clipping
+from simdist.keras.optimizers.gradient_lists import clip_per_replica, drop_missing, first_component
 from simdist.keras.optimizers.mirrored_update import update_once as _update_once
 from simdist.keras.optimizers.schedules import LearningRateSchedule
 
@@ -47,30 +47,6 @@ class _CallableList(list):
 
 def _array(value) -> np.ndarray:
     return np.asarray(convert_to_tensor(value)._value)
-
-
-def _drop_missing(pairs: list) -> list:
-    """The pairs that have a gradient; warn about the others (none at all: ValueError)."""
-    missing = [v for g, v in pairs if g is None]
-    kept = [(g, v) for g, v in pairs if g is not None]
-    if not kept:
-        raise ValueError(
-            f"No gradients provided for any variable: {[v.name for _, v in pairs]}. "
-            "Check that the loss depends on the variables and was computed under the "
-            "GradientTape."
-        )
-    if missing:
-        warnings.warn(
-            f"Gradients do not exist for variables {[v.name for v in missing]} when "
-            "minimizing the loss; they are left unchanged.",
-            stacklevel=3,
-        )
-    return kept
-
-
-def _first_component(value):
-    values = getattr(value, "values", None)
-    return values[0] if isinstance(values, tuple) else value
 
 
 class Optimizer:
@@ -325,7 +301,7 @@ class Optimizer:
             # device in the cross-replica context.
             aggregate = not skip_gradients_aggregation and experimental_aggregate_gradients
             return ctx.merge_call(self._apply_cross_replica, args=(pairs, aggregate))
-        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in _drop_missing(pairs)]
+        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in drop_missing(pairs)]
         grads = self._clip_gradients([g for g, _ in kept])
         self._distributed_apply(list(zip(grads, [v for _, v in kept], strict=True)))
         return self._iterations
@@ -344,16 +320,18 @@ class Optimizer:
                     f"{type(strategy).__name__}, but it was not created under that strategy's "
                     "scope. Create the model and the optimizer inside `with strategy.scope():`."
                 )
-        kept = _drop_missing(pairs)
+        kept = drop_missing(pairs)
         variables = [v for _, v in kept]
         if aggregate:
             reduced = strategy.extended.batch_reduce_to("sum", [(g, v) for g, v in kept])
             # Every copy of a reduced gradient is the same array: clip once (global norms too).
-            grads = self._clip_gradients([_first_component(g) for g in reduced])
+            grads = self._clip_gradients([first_component(g) for g in reduced])
         else:
             # each replica's own gradients for its own copies, clipped on that replica (a
             # global norm over that replica's gradients), as Keras clips in replica context
-            grads = self._clip_per_replica([g for g, _ in kept], strategy)
+            clipping_on = self.clipnorm or self.global_clipnorm or self.clipvalue
+            clip = self._clip_gradients if clipping_on else None
+            grads = clip_per_replica([g for g, _ in kept], strategy, clip)
         pairs_to_apply = list(zip(grads, variables, strict=True))
         self._distributed_apply(pairs_to_apply, strategy, per_copy=not aggregate)
         profile_hook.optimizer_updated(self, pairs)
@@ -363,24 +341,6 @@ class Optimizer:
         return clipping.clip_gradients(
             [_array(g) for g in grads], self.clipnorm, self.global_clipnorm, self.clipvalue
         )
-
-    def _clip_per_replica(self, grads: list, strategy) -> list:
-        """Per-replica gradients, each replica's set clipped together (no clipping: as given)."""
-        if not (self.clipnorm or self.global_clipnorm or self.clipvalue):
-            return grads
-        from simdist.distribute.values import PerReplica
-
-        count = strategy.num_replicas_in_sync
-
-        def component(g, r):
-            values = getattr(g, "values", None)
-            return values[r] if isinstance(values, tuple) else g
-
-        per_replica = [self._clip_gradients([component(g, r) for g in grads]) for r in range(count)]
-        return [
-            PerReplica([make_tensor(per_replica[r][i]) for r in range(count)])
-            for i in range(len(grads))
-        ]
 
     def _distributed_apply(self, grads_and_vars: list, strategy=None, per_copy=False) -> None:
         """Update every variable with its gradient, then count the step.
