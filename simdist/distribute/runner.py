@@ -122,6 +122,7 @@ _THREAD_LOCALS = (
     ("simdist.distribute.runner", "_local"),
     ("simdist.backends.worker_context", "_local"),
     ("simdist.distribute.cluster_resolver.tf_config", "_local"),
+    ("simdist.summary.writer", "_STATE"),
 )
 
 
