@@ -1,4 +1,4 @@
-"""Benchmark: the seeds' CNN train step (batch 64, forward + backward + Adam) on simdist.
+"""Benchmark: the Fashion-MNIST CNN's train step (batch 64, forward + backward + Adam) on simdist.
 
 Prints one table: ms/step, the step's FLOPs, attained GFLOP/s, and that as a fraction of
 NumPy's float32 GEMM rate on 1024x1024 matrices measured in the same run (goal >= 35%).
@@ -26,7 +26,7 @@ def conv_flops(batch, h, w, cin, cout, k) -> tuple[int, int, int]:
 
 
 def step_flops(batch: int) -> int:
-    """FLOPs of one training step of the seeds' CNN, counting the GEMM-shaped work only.
+    """FLOPs of one training step of the Fashion-MNIST CNN, counting the GEMM-shaped work only.
 
     Forward + weight gradients for every layer, input gradients for every layer but the
     first (nothing needs d(loss)/d(images), and simdist's tape does not compute it).
@@ -67,7 +67,7 @@ def make_batch(batch: int):
 
 def simdist_step(batch: int):
     import simdist as tf
-    from simdist.demo import create_model  # the seeds' CNN
+    from simdist.demo import create_model  # the tutorial's Fashion-MNIST CNN
 
     tf.random.set_seed(0)
     images, labels = make_batch(batch)
@@ -90,7 +90,7 @@ def simdist_step(batch: int):
 
 
 def tensorflow_model(tf):
-    """The seeds' CNN in real TensorFlow (``tf`` is the ``tensorflow`` module)."""
+    """The tutorial's Fashion-MNIST CNN in real TensorFlow (``tf`` is the ``tensorflow`` module)."""
     return tf.keras.Sequential(
         [
             tf.keras.Input((28, 28, 1)),

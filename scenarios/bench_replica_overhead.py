@@ -7,7 +7,7 @@ Prints three tables:
 2. ``strategy.run`` of a step with one ``merge_call`` and no arithmetic, at 1 and 4
    replicas, with the replica threads pinned (the default) and not
    (``SIMDIST_PIN_REPLICA_THREADS=0``);
-3. the seeds' CNN train step with one image per replica, split into forward, loss,
+3. the tutorial's Fashion-MNIST CNN train step with one image per replica, split into forward, loss,
    ``trainable_variables`` and ``tape.gradient``, per replica: the fixed Python cost that 4
    replicas pay four times.
 
@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import simdist as tf
+from simdist import settings
 from simdist.demo import create_model
 
 
@@ -69,7 +70,7 @@ def empty_step_us(replicas: int, runs: int = 2000) -> float:
 
 
 def pieces_ms(replicas: int, steps: int = 200) -> dict[str, float]:
-    """Per replica and step, ms: the seeds' CNN with one 28x28 image per replica."""
+    """Per replica and step, ms: the Fashion-MNIST CNN with one 28x28 image per replica."""
     tf.random.set_seed(0)
     strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(replicas)])
     with strategy.scope():
@@ -125,13 +126,10 @@ def main() -> None:
     print("replicas   pinned (default)   SIMDIST_PIN_REPLICA_THREADS=0")
     for replicas in (1, 4):
         pinned = empty_step_us(replicas)
-        os.environ["SIMDIST_PIN_REPLICA_THREADS"] = "0"
-        try:
+        with settings.override(pin_replica_threads=False):
             free = empty_step_us(replicas)
-        finally:
-            del os.environ["SIMDIST_PIN_REPLICA_THREADS"]
         print(f"{replicas:8d}   {pinned:16.0f}   {free:29.0f}")
-    print("\nthe seeds' CNN, one image per replica: ms per replica per step")
+    print("\nthe tutorial's Fashion-MNIST CNN, one image per replica: ms per replica per step")
     print("replicas   forward     loss   trainable_variables   gradient")
     for replicas in (1, 4):
         p = pieces_ms(replicas)

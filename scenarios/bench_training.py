@@ -1,4 +1,4 @@
-"""Benchmark: one epoch of the seeds' CNN at 1 and 4 virtual replicas (and TF, if installed).
+"""Benchmark: one epoch of the Fashion-MNIST CNN at 1 and 4 virtual replicas (and TF, if installed).
 
 Prints images/s for the tutorial's custom loop (global batch 64) on synthetic digits shaped
 like Fashion-MNIST: simdist with MirroredStrategy on 1 and on 4 virtual GPUs and, when
@@ -126,7 +126,7 @@ def main() -> None:
         speeds, version = tf_result
         rows += [(f"TensorFlow {version}, {r} logical CPU(s)", speeds[r]) for r in counts]
     width = max(len(name) for name, _ in rows)
-    print(f"one epoch of the seeds' CNN, {args.images} images, global batch {args.batch}")
+    print(f"one epoch of the Fashion-MNIST CNN, {args.images} images, global batch {args.batch}")
     print(f"{'what'.ljust(width)}  images/s")
     for name, speed in rows:
         print(f"{name.ljust(width)}  {speed:8.0f}")

@@ -1,6 +1,6 @@
-"""Scenario: the seeds' whole custom-training tutorial, on N virtual GPUs, then its cost.
+"""Scenario: TensorFlow's whole custom-training tutorial, on N virtual GPUs, then its cost.
 
-The tutorial (``shared/seeds/custom_training_tutorial``) with ``import simdist as tf``: the
+The tutorial ("Custom training with tf.distribute.Strategy") with ``import simdist as tf``: the
 data set, the CNN under ``MirroredStrategy``, per-example losses scaled by the global batch
 (``tf.nn.compute_average_loss``), accuracy metrics, a checkpoint every 2 epochs, the last
 checkpoint restored into a model *without* a strategy and evaluated, then the tutorial's two
@@ -29,8 +29,8 @@ import tempfile
 import numpy as np
 
 import simdist as tf
-import simdist.keras.datasets  # noqa: F401  (tf.keras.datasets)
-from simdist.demo import create_model
+import simdist.keras.datasets
+from simdist.demo import build_training, evaluate_restored
 
 STRATEGIES = {
     "mirrored": lambda: tf.distribute.MirroredStrategy(),
@@ -43,7 +43,7 @@ STRATEGIES = {
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicas", type=int, default=4, help="virtual GPUs (default 4)")
-    parser.add_argument("--epochs", type=int, default=10, help="epochs (default 10, the seed's)")
+    parser.add_argument("--epochs", type=int, default=10, help="default 10, the tutorial's")
     parser.add_argument(
         "--steps", type=int, default=None, help="cap on steps per epoch (short mode)"
     )
@@ -52,7 +52,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--strategy",
         choices=tuple(STRATEGIES),
         default="mirrored",
-        help="the strategy of the guide's table to run the loop on (default: the seed's)",
+        help="the strategy of the guide's table to run the loop on (default: the tutorial's)",
     )
     parser.add_argument("--data-dir", default=None, help="folder of the Fashion-MNIST files")
     parser.add_argument("--batch-per-replica", type=int, default=64, help="default 64")
@@ -124,48 +124,13 @@ def main(argv=None) -> dict:
         checkpoint_dir = owned_dir.name
     checkpoint_prefix = os.path.join(checkpoint_dir, "ckpt")
 
-    with strategy.scope():
-        # Per-example losses; the reduction is ours: divide by the global batch.
-        loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
-            from_logits=True, reduction=tf.keras.losses.Reduction.NONE
-        )
-
-        def compute_loss(labels, predictions):
-            per_example_loss = loss_object(labels, predictions)
-            return tf.nn.compute_average_loss(per_example_loss, global_batch_size=GLOBAL_BATCH_SIZE)
-
-        test_loss = tf.keras.metrics.Mean(name="test_loss")
-        train_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="train_accuracy")
-        test_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="test_accuracy")
-        model = create_model()
-        optimizer = tf.keras.optimizers.Adam()
-        checkpoint = tf.train.Checkpoint(optimizer=optimizer, model=model)
-
-    def train_step(inputs):
-        images, labels = inputs
-        with tf.GradientTape() as tape:
-            predictions = model(images, training=True)
-            loss = compute_loss(labels, predictions)
-        gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables, strict=True))
-        train_accuracy.update_state(labels, predictions)
-        return loss
-
-    def test_step(inputs):
-        images, labels = inputs
-        predictions = model(images, training=False)
-        t_loss = loss_object(labels, predictions)
-        test_loss.update_state(t_loss)
-        test_accuracy.update_state(labels, predictions)
-
-    @tf.function
-    def distributed_train_step(dataset_inputs):
-        per_replica_losses = strategy.run(train_step, args=(dataset_inputs,))
-        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_losses, axis=None)
-
-    @tf.function
-    def distributed_test_step(dataset_inputs):
-        return strategy.run(test_step, args=(dataset_inputs,))
+    # The tutorial's loss, metrics, model, optimizer, checkpoint and steps (simdist.demo).
+    training = build_training(strategy, GLOBAL_BATCH_SIZE)
+    model, checkpoint, train_step = training.model, training.checkpoint, training.train_step
+    test_loss, train_accuracy = training.test_loss, training.train_accuracy
+    test_accuracy = training.test_accuracy
+    distributed_train_step = training.distributed_train_step
+    distributed_test_step = training.distributed_test_step
 
     result: dict = {}
     for epoch in range(EPOCHS):
@@ -204,31 +169,16 @@ def main(argv=None) -> dict:
         test_accuracy.reset_states()
 
     # Restore the latest checkpoint and test, without a strategy.
-    eval_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="eval_accuracy")
-    new_model = create_model()
-    new_optimizer = tf.keras.optimizers.Adam()
-    test_dataset = tf.data.Dataset.from_tensor_slices((test_images, test_labels)).batch(
-        GLOBAL_BATCH_SIZE
+    restored = evaluate_restored(
+        tf.train.latest_checkpoint(checkpoint_dir), test_images, test_labels, GLOBAL_BATCH_SIZE
     )
-
-    @tf.function
-    def eval_step(images, labels):
-        predictions = new_model(images, training=False)
-        eval_accuracy(labels, predictions)
-
-    new_checkpoint = tf.train.Checkpoint(optimizer=new_optimizer, model=new_model)
-    new_checkpoint.restore(tf.train.latest_checkpoint(checkpoint_dir))
-    for images, labels in test_dataset:
-        eval_step(images, labels)
-    print(
-        f"Accuracy after restoring the saved model without strategy: {eval_accuracy.result() * 100}"
-    )
-    result["restored_accuracy"] = float(eval_accuracy.result())
+    print(f"Accuracy after restoring the saved model without strategy: {restored * 100}")
+    result["restored_accuracy"] = float(restored)
     if owned_dir is not None:
         owned_dir.cleanup()
 
     # Other ways to iterate (1): an iterator, a given number of steps, outside tf.function.
-    # (The seed's loop variable is `_`, so its lines repeat the last `epoch`; kept as is.)
+    # (The tutorial's loop variable is `_`, so its lines repeat the last `epoch`; kept as is.)
     steps_per_iter_epoch = 10 if args.steps is None else min(10, args.steps)
     for _ in range(EPOCHS):
         total_loss = 0.0

@@ -1,4 +1,4 @@
-"""Scenario: the seed's MultiWorkerMirroredStrategy example, as a virtual cluster or under MPI.
+"""Scenario: the MultiWorkerMirroredStrategy API page's example, as a virtual cluster or under MPI.
 
 The API page's custom loop with ``import simdist as tf``: a ``Dense(2)`` model and an SGD
 optimizer created under ``MultiWorkerMirroredStrategy``, input from

@@ -1,6 +1,6 @@
 """Scenario: parameter-server training with a ClusterCoordinator, the guide's custom loop.
 
-The guide (``shared/seeds/distributed_training_guide``) creates the strategy and the
+The guide ("Distributed training with TensorFlow") creates the strategy and the
 coordinator from a cluster resolver; this program runs the custom training loop of TF's
 parameter-server tutorial on that pair with ``import simdist as tf``: a per-worker dataset,
 ``coordinator.schedule(step_fn, args=(per_worker_iterator,))`` steps, ``join`` at epoch

@@ -27,5 +27,4 @@ from simdist.core.ops.nn_ops import tanh as tanh
 from simdist.keras import losses as losses
 from simdist.keras import metrics as metrics
 from simdist.keras import optimizers as optimizers
-
-__version__ = "0.1.0"
+from simdist.version import __version__ as __version__

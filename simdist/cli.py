@@ -1,4 +1,4 @@
-"""The ``simdist`` command: ``simdist demo`` (the main job) and ``simdist --version``."""
+"""The ``simdist`` command: ``simdist demo`` (a TF tutorial) and ``simdist --version``."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _launch(args: argparse.Namespace) -> int:
     from simdist.sim.launch import launch_script
 
-    if args.workers < 1 or args.devices_per_worker < 0:
+    if args.workers < 1 or (args.devices_per_worker is not None and args.devices_per_worker < 0):
         print("simdist launch: --workers must be >= 1, --devices-per-worker >= 0", file=sys.stderr)
         return 2
     launch_script(args.script, args.workers, args.devices_per_worker, argv=args.args)
@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"simdist {simdist.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser(
-        "demo", help="the seeds' custom-training tutorial on virtual GPUs (the main job)"
+        "demo",
+        help="TensorFlow's tutorial 'Custom training with tf.distribute.Strategy' on virtual GPUs",
     )
     demo.add_argument("--epochs", type=int, default=4)
     demo.add_argument("--train-size", type=int, default=12000)
@@ -63,7 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a script as a virtual cluster: W workers x L virtual GPUs in one process",
     )
     launch.add_argument("--workers", type=int, default=2)
-    launch.add_argument("--devices-per-worker", type=int, default=2)
+    launch.add_argument(
+        "--devices-per-worker",
+        type=int,
+        default=None,
+        help="virtual GPUs per worker (default: SIMDIST_VIRTUAL_GPUS or 4, as under mpiexec)",
+    )
     launch.add_argument("script", help="the Python file every worker runs as __main__")
     launch.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     launch.set_defaults(handler=_launch)

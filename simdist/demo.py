@@ -1,4 +1,4 @@
-"""The main job: the custom-training tutorial of the seeds, on simdist's virtual GPUs.
+"""TensorFlow's tutorial "Custom training with tf.distribute.Strategy", on virtual GPUs.
 
 The tutorial's code (``custom_training_tutorial``) with one changed import: a CNN under
 ``tf.distribute.MirroredStrategy()`` (all virtual GPUs of the simulated host, 4 by default),
@@ -10,9 +10,12 @@ set (``simdist.sim.load_synthetic_digits``), shaped like Fashion-MNIST.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +25,7 @@ from simdist.sim import load_synthetic_digits
 
 
 def create_model():
-    """The seeds' model, verbatim."""
+    """The tutorial's Fashion-MNIST CNN, verbatim (``fashion-mnist-cnn`` to the cost model)."""
     return tf.keras.Sequential(
         [
             tf.keras.layers.Conv2D(32, 3, activation="relu"),
@@ -36,41 +39,27 @@ def create_model():
     )
 
 
-def run(
-    epochs: int = 4,
-    num_train: int = 12000,
-    num_test: int = 1000,
-    batch_size_per_replica: int = 16,
-    seed: int = 0,
-    checkpoint_dir: str | None = None,
-    trace_path: str | None = None,
-    progress: bool = False,
-    out=print,
-) -> dict:
-    """Run the tutorial; return the final metrics. Prints the tutorial's epoch lines."""
-    tf.random.set_seed(seed)
-    (train_images, train_labels), (test_images, test_labels) = load_synthetic_digits(
-        num_train, num_test, seed=seed
-    )
-    train_images = train_images[..., None] / np.float32(255)
-    test_images = test_images[..., None] / np.float32(255)
+@dataclasses.dataclass(frozen=True)
+class Training:
+    """What the tutorial builds under ``strategy.scope()``, and its step functions."""
 
-    strategy = tf.distribute.MirroredStrategy()
-    out(f"Number of devices: {strategy.num_replicas_in_sync}")
-    global_batch_size = batch_size_per_replica * strategy.num_replicas_in_sync
+    model: Any
+    optimizer: Any
+    checkpoint: Any  # tf.train.Checkpoint(optimizer=..., model=...)
+    loss_object: Any
+    test_loss: Any
+    train_accuracy: Any
+    test_accuracy: Any
+    train_step: Callable  # one replica's step, for strategy.run
+    distributed_train_step: Callable  # tf.function: strategy.run, then the SUM of the losses
+    distributed_test_step: Callable
 
-    train_dataset = (
-        tf.data.Dataset.from_tensor_slices((train_images, train_labels))
-        .shuffle(len(train_images), seed=seed)
-        .batch(global_batch_size)
-    )
-    test_dataset = tf.data.Dataset.from_tensor_slices((test_images, test_labels)).batch(
-        global_batch_size
-    )
-    train_dist_dataset = strategy.experimental_distribute_dataset(train_dataset)
-    test_dist_dataset = strategy.experimental_distribute_dataset(test_dataset)
 
+def build_training(strategy, global_batch_size: int) -> Training:
+    """The tutorial's model, loss, metrics, optimizer, checkpoint and steps under ``strategy``:
+    per-example losses scaled by the global batch (``tf.nn.compute_average_loss``), Adam."""
     with strategy.scope():
+        # Per-example losses; the reduction is ours: divide by the global batch.
         loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction=tf.keras.losses.Reduction.NONE
         )
@@ -111,6 +100,82 @@ def run(
     def distributed_test_step(dataset_inputs):
         return strategy.run(test_step, args=(dataset_inputs,))
 
+    return Training(
+        model,
+        optimizer,
+        checkpoint,
+        loss_object,
+        test_loss,
+        train_accuracy,
+        test_accuracy,
+        train_step,
+        distributed_train_step,
+        distributed_test_step,
+    )
+
+
+def evaluate_restored(checkpoint_path: str, images, labels, batch_size: int):
+    """The accuracy of a new model restored from ``checkpoint_path`` *without* a strategy
+    (the tutorial's last part): a fresh model and optimizer, ``Checkpoint.restore``, one pass
+    over the test set in a ``tf.function``."""
+    eval_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="eval_accuracy")
+    new_model = create_model()
+    new_optimizer = tf.keras.optimizers.Adam()
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels)).batch(batch_size)
+
+    @tf.function
+    def eval_step(images, labels):
+        predictions = new_model(images, training=False)
+        eval_accuracy(labels, predictions)
+
+    tf.train.Checkpoint(optimizer=new_optimizer, model=new_model).restore(checkpoint_path)
+    for batch_images, batch_labels in dataset:
+        eval_step(batch_images, batch_labels)
+    return eval_accuracy.result()
+
+
+def run(
+    epochs: int = 4,
+    num_train: int = 12000,
+    num_test: int = 1000,
+    batch_size_per_replica: int = 16,
+    seed: int = 0,
+    checkpoint_dir: str | None = None,
+    trace_path: str | None = None,
+    progress: bool = False,
+    out=print,
+) -> dict:
+    """Run the tutorial; return the final metrics. Prints the tutorial's epoch lines."""
+    tf.random.set_seed(seed)
+    (train_images, train_labels), (test_images, test_labels) = load_synthetic_digits(
+        num_train, num_test, seed=seed
+    )
+    train_images = train_images[..., None] / np.float32(255)
+    test_images = test_images[..., None] / np.float32(255)
+
+    strategy = tf.distribute.MirroredStrategy()
+    out(f"Number of devices: {strategy.num_replicas_in_sync}")
+    global_batch_size = batch_size_per_replica * strategy.num_replicas_in_sync
+
+    train_dataset = (
+        tf.data.Dataset.from_tensor_slices((train_images, train_labels))
+        .shuffle(len(train_images), seed=seed)
+        .batch(global_batch_size)
+    )
+    test_dataset = tf.data.Dataset.from_tensor_slices((test_images, test_labels)).batch(
+        global_batch_size
+    )
+    train_dist_dataset = strategy.experimental_distribute_dataset(train_dataset)
+    test_dist_dataset = strategy.experimental_distribute_dataset(test_dataset)
+
+    training = build_training(strategy, global_batch_size)
+    train_accuracy, test_loss, test_accuracy = (
+        training.train_accuracy,
+        training.test_loss,
+        training.test_accuracy,
+    )
+    distributed_train_step = training.distributed_train_step
+
     owned_dir = None
     if checkpoint_dir is None:
         owned_dir = tempfile.TemporaryDirectory(prefix="simdist-demo-")
@@ -135,9 +200,9 @@ def run(
         train_loss = total_loss / num_batches
         steps += num_batches
         for x in test_dist_dataset:
-            distributed_test_step(x)
+            training.distributed_test_step(x)
         if epoch % 2 == 0:
-            checkpoint.save(checkpoint_prefix)
+            training.checkpoint.save(checkpoint_prefix)
         template = "Epoch {}, Loss: {}, Accuracy: {}, Test Loss: {}, Test Accuracy: {}"
         out(
             template.format(
@@ -160,27 +225,10 @@ def run(
     elapsed = time.perf_counter() - start
 
     # Restore the latest checkpoint and test, without a strategy (the tutorial's last part).
-    eval_accuracy = tf.keras.metrics.SparseCategoricalAccuracy(name="eval_accuracy")
-    new_model = create_model()
-    new_optimizer = tf.keras.optimizers.Adam()
-    eval_dataset = tf.data.Dataset.from_tensor_slices((test_images, test_labels)).batch(
-        global_batch_size
-    )
-
-    @tf.function
-    def eval_step(images, labels):
-        predictions = new_model(images, training=False)
-        eval_accuracy(labels, predictions)
-
-    restored = tf.train.Checkpoint(optimizer=new_optimizer, model=new_model)
     latest = tf.train.latest_checkpoint(checkpoint_dir)
-    restored.restore(latest)
-    for images, labels in eval_dataset:
-        eval_step(images, labels)
-    out(
-        f"Accuracy after restoring the saved model without strategy: {eval_accuracy.result() * 100}"
-    )
-    result["restored_accuracy"] = float(eval_accuracy.result())
+    restored = evaluate_restored(latest, test_images, test_labels, global_batch_size)
+    out(f"Accuracy after restoring the saved model without strategy: {restored * 100}")
+    result["restored_accuracy"] = float(restored)
     result["checkpoint"] = latest
     out(
         f"{steps} train steps on {strategy.num_replicas_in_sync} virtual GPUs in {elapsed:.1f} s "
@@ -198,7 +246,7 @@ def run(
         prof.write_chrome_trace(trace_path)
         out(f"Chrome trace of that step: {trace_path} (open it in https://ui.perfetto.dev)")
     result["profiled_step_time"] = prof.report().total_time
-    result["predicted"] = report_predicted_cost(model, batch_size_per_replica, out)
+    result["predicted"] = report_predicted_cost(training.model, batch_size_per_replica, out)
     return result
 
 

@@ -1,36 +1,25 @@
 """``tf.tpu``: connecting to, initializing and shutting down the simulated TPU system.
 
-The TPU system is process state, as in TF: ``initialize_tpu_system(resolver)`` makes the
-resolver's slice the simulated host's TPU devices (``tf.config.list_logical_devices("TPU")``
-lists one host's devices) and clears TPU memory: TPU variables made before it are lost
-(:mod:`simdist.distribute.tpu_values`). ``TPUStrategy`` needs the system initialized for its
-resolver's TPU. A remote TPU (named by accelerator type, see
-:mod:`simdist.distribute.cluster_resolver.tpu`) must first be connected with
-``tf.config.experimental_connect_to_cluster``; a local one need not be (that call is then a
-no-op, as in TF). simdist keeps one initialized system at a time.
-
-Not simulated: ``experimental_connect_to_cluster`` does not make the TPU host's CPU the
-default device (TF's ``make_master_device_default``): tensors stay on the local CPU.
+A public face only: the process state is :mod:`simdist.distribute.tpu_system`, the validated
+calls :mod:`simdist.distribute.tpu_initialization`.
 """
 
-from __future__ import annotations
-
-import dataclasses
-import logging
-import types
-
-import numpy as np
-
-from simdist import errors
-from simdist.core.function import executing_eagerly
-from simdist.distribute import tpu_values, virtual_devices
-from simdist.distribute.cluster_resolver.cluster_spec import ClusterSpec
-from simdist.distribute.cluster_resolver.resolvers import ClusterResolver
-from simdist.distribute.cluster_resolver.tpu import (
-    TPUClusterResolver,
-    TPUSlice,
-    TPUSystemMetadata,
+from simdist.distribute.tpu_initialization import (
+    experimental as experimental,
 )
+from simdist.distribute.tpu_initialization import (
+    experimental_connect_to_cluster as experimental_connect_to_cluster,
+)
+from simdist.distribute.tpu_initialization import (
+    initialize_tpu_system as initialize_tpu_system,
+)
+from simdist.distribute.tpu_initialization import (
+    shutdown_tpu_system as shutdown_tpu_system,
+)
+from simdist.distribute.tpu_system import Topology as Topology
+from simdist.distribute.tpu_system import TPUSystem as TPUSystem
+from simdist.distribute.tpu_system import initialized_system as initialized_system
+from simdist.distribute.tpu_system import require_initialized as require_initialized
 
 __all__ = [
     "Topology",
@@ -42,243 +31,3 @@ __all__ = [
     "require_initialized",
     "experimental",
 ]
-
-_log = logging.getLogger("simdist")
-
-
-class Topology:
-    """``tf.tpu.experimental.Topology``: where each TPU device of the slice sits.
-
-    ``mesh_shape`` is ``[x, y, z, devices per chip]`` (2D slices have ``z = 1``);
-    ``device_coordinates[task, i]`` is ``[x, y, z, core]`` of task ``task``'s TPU device ``i``.
-    ``simdist_topology`` is the slice's chips and links for the cost model.
-    """
-
-    def __init__(self, tpu_slice: TPUSlice) -> None:
-        topo = tpu_slice.topology()
-        dims = tuple(topo.torus_dims) + (1,) * (3 - len(topo.torus_dims))
-        self._slice = tpu_slice
-        self.simdist_topology = topo
-        self.mesh_shape = np.array([*dims, tpu_slice.devices_per_chip], dtype=np.int32)
-        coords = []
-        for host in topo.hosts:
-            row = []
-            for rank in topo.devices_on_host(host):
-                chip = tuple(topo.torus_coords(rank)) + (0,) * (3 - len(topo.torus_dims))
-                row.extend([*chip, core] for core in range(tpu_slice.devices_per_chip))
-            coords.append(row)
-        self.device_coordinates = np.array(coords, dtype=np.int32)
-        self.missing_devices = np.zeros((0, 4), dtype=np.int32)
-
-    @property
-    def num_tasks(self) -> int:
-        return int(self.device_coordinates.shape[0])
-
-    @property
-    def num_tpus_per_task(self) -> int:
-        return int(self.device_coordinates.shape[1])
-
-    def _find(self, device_coordinates) -> tuple[int, int]:
-        target = np.asarray(device_coordinates, dtype=np.int32)
-        hits = np.argwhere(np.all(self.device_coordinates == target, axis=-1))
-        if len(hits) == 0:
-            raise ValueError(
-                f"No TPU device at coordinates {list(target)}; the mesh shape is "
-                f"{list(self.mesh_shape)}."
-            )
-        return int(hits[0][0]), int(hits[0][1])
-
-    def task_ordinal_at_coordinates(self, device_coordinates) -> int:
-        """The task (host) holding the device at ``[x, y, z, core]``."""
-        return self._find(device_coordinates)[0]
-
-    def tpu_device_ordinal_at_coordinates(self, device_coordinates) -> int:
-        """The device's index among its host's TPU devices."""
-        return self._find(device_coordinates)[1]
-
-    def tpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
-        task, index = self._find(device_coordinates)
-        return f"/job:{job or 'worker'}/replica:0/task:{task}/device:TPU:{index}"
-
-    def cpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
-        task, _ = self._find(device_coordinates)
-        return f"/job:{job or 'worker'}/replica:0/task:{task}/device:CPU:0"
-
-    def __repr__(self) -> str:
-        return (
-            f"<Topology {self._slice.accelerator_type}: mesh_shape={self.mesh_shape.tolist()}, "
-            f"{self.num_tasks} task(s) x {self.num_tpus_per_task} TPU device(s)>"
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class TPUSystem:
-    """The initialized TPU system: which TPU, its devices (host by host), its topology."""
-
-    tpu: str
-    slice: TPUSlice
-    devices: tuple[str, ...]
-    topology: Topology
-    generation: int
-
-
-class _State:
-    def __init__(self) -> None:
-        self.system: TPUSystem | None = None
-        self.connected: set[str] = set()
-        self.generation = 0
-
-
-_state = _State()
-
-
-def _resolver_or_default(cluster_resolver) -> TPUClusterResolver:
-    if cluster_resolver is None:
-        return TPUClusterResolver("")
-    if not isinstance(cluster_resolver, TPUClusterResolver):
-        raise TypeError(
-            "cluster_resolver must be a tf.distribute.cluster_resolver.TPUClusterResolver, got "
-            f"{type(cluster_resolver).__name__}."
-        )
-    return cluster_resolver
-
-
-def experimental_connect_to_cluster(
-    cluster_spec_or_resolver,
-    job_name: str = "localhost",
-    task_index: int = 0,
-    protocol: str | None = None,
-    make_master_device_default: bool = True,
-    cluster_device_filters=None,
-) -> None:
-    """``tf.config.experimental_connect_to_cluster``: make a remote cluster's devices usable.
-
-    A resolver whose ``master()`` is local (``""``/``"local"``) needs no connection (a no-op,
-    as TF). A remote ``TPUClusterResolver`` is remembered as connected, which
-    ``initialize_tpu_system`` requires.
-
-    Raises:
-        ValueError: called inside a ``tf.function``, or not a ClusterSpec/ClusterResolver.
-    """
-    del job_name, task_index, protocol, make_master_device_default, cluster_device_filters
-    if not executing_eagerly():
-        raise ValueError(
-            "`tf.config.experimental_connect_to_cluster` can only be called in eager mode."
-        )
-    if isinstance(cluster_spec_or_resolver, ClusterSpec):
-        return
-    if not isinstance(cluster_spec_or_resolver, ClusterResolver):
-        raise ValueError(
-            "`cluster_spec_or_resolver` must be a `ClusterSpec` or a `ClusterResolver`."
-        )
-    if cluster_spec_or_resolver.master() in ("", "local"):
-        return
-    if isinstance(cluster_spec_or_resolver, TPUClusterResolver):
-        _state.connected.add(cluster_spec_or_resolver._tpu)
-
-
-def _require_eager(api: str) -> None:
-    if not executing_eagerly():
-        raise RuntimeError(
-            f"{api} is not supported within tf.functions. You should call {api} outside of "
-            "your tf.function."
-        )
-
-
-def initialize_tpu_system(cluster_resolver: TPUClusterResolver | None = None) -> Topology:
-    """``tf.tpu.experimental.initialize_tpu_system``: bring up the resolver's TPU slice.
-
-    Clears TPU memory (TPU variables made before are lost), makes the slice's devices the
-    host's TPU devices, and returns its ``Topology``. ``None`` means
-    ``TPUClusterResolver("")``.
-
-    Raises:
-        RuntimeError: called inside a ``tf.function``.
-        TypeError: not a ``TPUClusterResolver``.
-        NotFoundError: a remote TPU that was not connected first.
-    """
-    _require_eager("initialize_tpu_system")
-    resolver = _resolver_or_default(cluster_resolver)
-    name = resolver._tpu
-    if not resolver.is_local and name not in _state.connected:
-        raise errors.NotFoundError(
-            "TPUs not found in the cluster. Failed in initialization: the TPU "
-            f"{name!r} is remote ({resolver.master()}) and this process is not connected to "
-            "it. Call tf.config.experimental_connect_to_cluster(resolver) before "
-            "tf.tpu.experimental.initialize_tpu_system(resolver)."
-        )
-    if _state.system is not None and _state.system.tpu == name:
-        _log.warning(
-            "TPU system %s has already been initialized. Reinitializing the TPU can cause "
-            "previously created variables on TPU to be lost.",
-            name,
-        )
-    _log.info("Initializing the TPU system: %s", name)
-    tpu_values.release_all()
-    tpu_slice = resolver.simdist_slice
-    virtual_devices.set_virtual_devices(tpus=tpu_slice.cores_per_host)
-    topology = Topology(tpu_slice)
-    _state.generation += 1
-    _state.system = TPUSystem(
-        name, tpu_slice, tpu_slice.device_names(resolver._job()), topology, _state.generation
-    )
-    _log.info("Finished initializing TPU system.")
-    return topology
-
-
-def shutdown_tpu_system(cluster_resolver: TPUClusterResolver | None = None) -> None:
-    """``tf.tpu.experimental.shutdown_tpu_system``: release the TPUs (and TPU memory).
-
-    Raises:
-        RuntimeError: called inside a ``tf.function``.
-        TypeError: not a ``TPUClusterResolver``.
-    """
-    _require_eager("shutdown_tpu_system")
-    resolver = _resolver_or_default(cluster_resolver)
-    name = resolver._tpu
-    if _state.system is None or _state.system.tpu != name:
-        _log.warning("You are shutting down a TPU system %s that has not been initialized.", name)
-        return
-    _log.info("Shutting down the TPU system: %s", name)
-    tpu_values.release_all()
-    virtual_devices.set_virtual_devices(tpus=0)
-    _state.system = None
-
-
-def initialized_system(resolver: TPUClusterResolver) -> TPUSystem | None:
-    """The initialized system if it is ``resolver``'s TPU, else None."""
-    system = _state.system
-    return system if system is not None and system.tpu == resolver._tpu else None
-
-
-def require_initialized(resolver: TPUClusterResolver) -> TPUSystem:
-    """The resolver's initialized TPU system.
-
-    Raises:
-        FailedPreconditionError: it is not initialized (with the three lines that do it).
-    """
-    system = initialized_system(resolver)
-    if system is None:
-        other = _state.system
-        now = f" (the initialized TPU is {other.tpu!r})" if other is not None else ""
-        raise errors.FailedPreconditionError(
-            f"The TPU system has not been initialized: TPU {resolver._tpu!r}{now}. Before "
-            "creating a TPUStrategy, run tf.config.experimental_connect_to_cluster(resolver) "
-            "and tf.tpu.experimental.initialize_tpu_system(resolver) with the same "
-            "TPUClusterResolver."
-        )
-    return system
-
-
-def current_generation() -> int:
-    """How many times a TPU system was initialized in this process."""
-    return _state.generation
-
-
-experimental = types.SimpleNamespace(
-    initialize_tpu_system=initialize_tpu_system,
-    shutdown_tpu_system=shutdown_tpu_system,
-    Topology=Topology,
-    TPUSystemMetadata=TPUSystemMetadata,
-)
-"""``tf.tpu.experimental``."""

@@ -5,6 +5,10 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+# --doctest-modules (for simdist/'s docstrings) would import every file here as a module: not
+# the programs the MPI tests spawn under mpiexec, nor the conftest files (pytest loads those).
+collect_ignore_glob = ["backends/mpi_scripts/*", "conftest.py", "*/conftest.py"]
+
 settings.register_profile(
     "ci",
     derandomize=True,  # the same examples on every run: a red CI is reproducible
@@ -25,3 +29,91 @@ def fresh_keras_names():
 
     backend.clear_session()
     yield
+
+
+@pytest.fixture
+def simdist_env(monkeypatch):
+    """``simdist_env(NAME, value)``: set a ``SIMDIST_*`` variable and re-read simdist's settings
+    (read once per process, :mod:`simdist.settings`); both are restored after the test."""
+    from simdist import settings as simdist_settings
+
+    def set_env(name: str, value: str | None):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+        return simdist_settings.reload()
+
+    yield set_env
+    monkeypatch.undo()
+    simdist_settings.reload()
+
+
+# --- strategy combinations (TF's strategy_combinations) ------------------------------------
+# One named way to make each strategy a test body should hold under. A test that takes the
+# `distribution` fixture (one strategy) or `make_distribution` (a factory, for a second fresh
+# copy) runs once per combination; `@pytest.mark.strategies("name", ...)` picks a subset.
+def _mirrored(devices, cross_device_ops=None):
+    import simdist as tf
+
+    ops = None if cross_device_ops is None else getattr(tf.distribute, cross_device_ops)()
+    return tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(devices)], ops)
+
+
+def _central_storage():
+    import simdist as tf
+
+    return tf.distribute.experimental.CentralStorageStrategy(["GPU:0", "GPU:1"])
+
+
+def _one_device():
+    import simdist as tf
+
+    return tf.distribute.OneDeviceStrategy("GPU:0")
+
+
+def _default():
+    import simdist as tf
+
+    return tf.distribute.get_strategy()
+
+
+STRATEGY_COMBINATIONS = {
+    "default": _default,
+    "one_device": _one_device,
+    "mirrored_one_gpu": lambda: _mirrored(1),
+    "mirrored_two_gpus": lambda: _mirrored(2),
+    "mirrored_four_gpus": lambda: _mirrored(4),
+    "mirrored_two_gpus_hierarchical_copy": lambda: _mirrored(2, "HierarchicalCopyAllReduce"),
+    "mirrored_two_gpus_reduction_to_one_device": lambda: _mirrored(2, "ReductionToOneDevice"),
+    "central_storage_two_gpus": _central_storage,
+}
+
+
+def pytest_generate_tests(metafunc):
+    if "strategy_combination" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("strategies")
+    names = list(marker.args) if marker else list(STRATEGY_COMBINATIONS)
+    unknown = [n for n in names if n not in STRATEGY_COMBINATIONS]
+    if unknown:
+        raise ValueError(f"unknown strategy combination(s) {unknown}; see tests/conftest.py")
+    metafunc.parametrize("strategy_combination", names, indirect=True)
+
+
+@pytest.fixture
+def strategy_combination(request):
+    """The combination's name (parametrized by pytest_generate_tests)."""
+    return request.param
+
+
+@pytest.fixture
+def make_distribution(strategy_combination):
+    """A factory of fresh strategies of this test's combination."""
+    return STRATEGY_COMBINATIONS[strategy_combination]
+
+
+@pytest.fixture
+def distribution(make_distribution):
+    """One strategy of this test's combination."""
+    return make_distribution()

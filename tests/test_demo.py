@@ -1,4 +1,4 @@
-"""The main job (``simdist demo``): the seed tutorial on virtual GPUs, end to end, small."""
+"""``simdist demo``: the custom-training tutorial on virtual GPUs, end to end, small."""
 
 import json
 import subprocess

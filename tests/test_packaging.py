@@ -58,3 +58,29 @@ def test_import_simdist_needs_numpy_alone():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_version_has_one_source():
+    project = _pyproject()["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    attr = _pyproject()["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    assert attr == "simdist.version.__version__"
+    import simdist
+
+    assert isinstance(simdist.__version__, str) and simdist.__version__.count(".") == 2
+
+
+def test_repository_tracks_no_binary_or_large_file():
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                             check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    for name in filter(None, out.decode().split("\0")):
+        path = ROOT / name
+        if not path.is_file():
+            continue
+        assert not name.endswith((".whl", ".so", ".tar.gz", ".zip")), f"{name} is a binary"
+        assert path.stat().st_size < 1_000_000, f"{name} is over 1 MB"

@@ -11,10 +11,10 @@ cluster :func:`current_transport` finds the MPI world when the process runs unde
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
 from typing import Any
 
+from simdist import settings
 from simdist.backends.base import LocalTransport, Transport
 from simdist.core import context as _core_context
 from simdist.core.context import ProcessState
@@ -91,7 +91,7 @@ def current_transport() -> Transport:
 
                 # The documented fast option: MPI's own Allreduce (not bit-identical to
                 # the virtual cluster).
-                native = os.environ.get("SIMDIST_MPI_NATIVE_ALLREDUCE", "") == "1"
+                native = settings.get().mpi_native_allreduce
                 _mpi_transport = MPITransport(native_allreduce=native)
         return _mpi_transport
     return LocalTransport()

@@ -136,7 +136,7 @@ def write_files(prefix: str, values: dict[str, np.ndarray], object_graph: list[d
     Raises:
         TypeError: a value whose dtype cannot be stored without pickle.
     """
-    from simdist import __version__
+    from simdist.version import __version__
 
     arrays: dict[str, np.ndarray] = {}
     entries: dict[str, dict] = {}

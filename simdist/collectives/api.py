@@ -22,9 +22,8 @@ import numpy as np
 
 from simdist.collectives import reproducible as _repro
 from simdist.collectives.algorithms import ALGORITHMS, COLLECTIVES, PIPELINED, build_plan
-from simdist.collectives.executor import run_plan, supports_out
+from simdist.collectives.executor import rank_result, run_plan, supports_out
 from simdist.collectives.plan import Spec
-from simdist.collectives.ring import ring_all_reduce_result
 from simdist.collectives.schedule import Schedule
 from simdist.collectives.selector import select_algorithm
 
@@ -400,19 +399,17 @@ def reduce_arrays(
         The reduced array (every rank's result is bit-identical to it).
     """
     name = _op_name(op)
-    if not reproducible and not kwargs and algorithm in ("ring", None):
-        # One result is wanted: for the ring, add up the pieces directly, in the plan's
-        # order (the same bits as executing the plan, without the copies; see
-        # ring_all_reduce_result). Other algorithms run their plan.
+    if not reproducible and not kwargs:
+        # One result is wanted: the executor's rank_result gives rank 0's bits of the plan
+        # (for the ring, without the all-gather's copies).
         arrays = _check_arrays(arrays)
         first = arrays[0]
         spec = make_spec(
             "all_reduce", algorithm, len(arrays), first.size, nbytes=first.nbytes, topology=topology
         )
-        if spec.algorithm == "ring":
-            total = ring_all_reduce_result([a.reshape(-1) for a in arrays], OPS[name])
-            total = total.reshape(first.shape)
-            return _mean(total, len(arrays)) if name == "mean" else total
+        total = rank_result(build_plan(spec), [a.reshape(-1) for a in arrays], OPS[name])
+        total = total.reshape(first.shape)
+        return _mean(total, len(arrays)) if name == "mean" else total
     return execute(
         "all_reduce", algorithm, arrays, op, topology=topology, reproducible=reproducible, **kwargs
     )[0]

@@ -9,15 +9,32 @@ segment boundary respects): an atom a rank has not written yet is read straight 
 input array, and the first reduction into it writes ``input (+) received`` into the buffer,
 so no up-front copy of the inputs is made. Reading an atom a rank never held raises
 ``RuntimeError`` (an invalid schedule), which makes the executor a validity check too.
+
+The contract (one, for every way a collective's numbers are computed): a plan's result on
+rank ``r`` is what :func:`run_plan` returns for ``r`` here, bit for bit. It is computed three
+ways, and each is bound to this one:
+
+* :func:`run_plan` itself: the plan's moves, each a ufunc call on the receiving rank's value
+  and the sent one, in the plan's step order (compiled into per-atom programs when the
+  segments allow, else move by move). The in-process transport of a virtual cluster calls
+  it on every worker's inputs.
+* :func:`rank_result`: one rank's result, for callers that need just one (the in-process
+  strategies' cross-device ops). For a ring all-reduce it adds each piece up directly, in
+  the plan's order and operand order, without the all-gather's copies; every other plan runs.
+* :meth:`simdist.backends.mpi.MPITransport.run_plan`: the same moves across processes, each
+  process applying the ufunc calls of its own rank in the same order.
+
+``tests/collectives/test_ring_result.py`` checks the second against the first (NaN, inf and
+-0 included) and ``tests/backends`` the third against the first under ``mpiexec``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from simdist.collectives.plan import Plan
+from simdist.collectives.plan import Plan, piece_bounds
 
-__all__ = ["run_plan"]
+__all__ = ["run_plan", "rank_result"]
 
 _UNDEFINED, _INPUT, _OWN = 0, 1, 2
 
@@ -302,3 +319,40 @@ def _results_from(plan: Plan, bufs: list[np.ndarray], ufunc) -> list:
             s, e = plan.segments[out]
             results.append(buf if (s, e) == (0, plan.width) else buf[s:e].copy())
     return results
+
+
+def rank_result(plan: Plan, flats: list[np.ndarray], ufunc: np.ufunc | None, rank: int = 0):
+    """Rank ``rank``'s result of ``plan``: ``run_plan(plan, flats, ufunc)[rank]``, bit for bit.
+
+    A ``ring`` all-reduce on 1-D inputs computes it directly (:func:`_ring_all_reduce_result`);
+    every other plan is run.
+    """
+    if plan.collective == "all_reduce" and plan.algorithm == "ring" and flats[0].ndim == 1:
+        return _ring_all_reduce_result(flats, ufunc)
+    return run_plan(plan, flats, ufunc)[rank]
+
+
+def _ring_all_reduce_result(flats: list[np.ndarray], ufunc: np.ufunc) -> np.ndarray:
+    """The ring all-reduce's result (every rank ends with it): per piece ``c``, the additions
+    the plan makes on its way round the ring, in the same order and with the same operand
+    order (the receiving rank's value first): ``x[c+2] op x[c+1]``, then ``x[c+3] op that``,
+    ..., ``x[c] op that``.
+
+    It does the ``(p - 1) * n`` operations and nothing else: no all-gather copies, no other
+    ranks' buffers.
+    """
+    p, n = len(flats), flats[0].shape[0]
+    out = np.empty_like(flats[0])
+    if p == 1:
+        out[...] = flats[0]
+        return out
+    bounds = piece_bounds(n, p)
+    for c in range(p):
+        lo, hi = bounds[c], bounds[c + 1]
+        if lo == hi:
+            continue
+        acc = out[lo:hi]
+        ufunc(flats[(c + 2) % p][lo:hi], flats[(c + 1) % p][lo:hi], out=acc)
+        for i in range(3, p + 1):
+            ufunc(flats[(c + i) % p][lo:hi], acc, out=acc)
+    return out

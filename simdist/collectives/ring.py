@@ -8,7 +8,8 @@ are taken modulo the ring length ``m``):
   starting after its owner: ``((x[c+1] + x[c+2]) + x[c+3]) + ... + x[c]``, ending on rank
   ``c``; all-reduce then circulates the finished pieces (copies). Example, 3 ranks holding
   ``[1, 2, 3]``, ``[10, 20, 30]``, ``[100, 200, 300]``: piece 0 is ``(10 + 100) + 1``, every
-  rank ends with ``[111, 222, 333]``.
+  rank ends with ``[111, 222, 333]``. (For one result, the executor adds the pieces up
+  directly in this order: :func:`~simdist.collectives.executor.rank_result`.)
 * ``ring`` reduce (to ``root``): a pipelined chain ``root+1 -> root+2 -> ... -> root``,
   so ``((x[root+1] + x[root+2]) + ...) + x[root]`` for every pipeline piece; ``ring``
   broadcast: the chain ``root -> root+1 -> ...`` (copies). ``chunks`` pipeline pieces.
@@ -38,7 +39,7 @@ from simdist.collectives.plan import (
     standard_builder,
 )
 
-__all__ = ["ring", "ring_per_dimension", "hierarchical", "ring_all_reduce_result"]
+__all__ = ["ring", "ring_per_dimension", "hierarchical"]
 
 
 def ring(spec: Spec) -> Plan:
@@ -156,34 +157,3 @@ def hierarchical(spec: Spec) -> Plan:
     for ranks in local:
         ring_all_gather(b, t2, ranks, owned)
     return b.build(inputs, [whole] * p)
-
-
-def ring_all_reduce_result(flats: list[np.ndarray], ufunc: np.ufunc) -> np.ndarray:
-    """The ring all-reduce's result (every rank ends with it) computed directly: per piece
-    ``c``, the additions the plan makes on its way round the ring, in the same order and
-    with the same operand order (the receiving rank's value first): ``x[c+2] op x[c+1]``,
-    then ``x[c+3] op that``, ..., ``x[c] op that``.
-
-    Bit-identical to rank 0's result of ``run_plan`` on the ``ring`` plan (tested), without
-    the all-gather's copies and the other ranks' buffers: for one result, as the
-    in-process strategies need, it does the ``(p - 1) * n`` operations and nothing else.
-
-    Args:
-        flats: one 1-D array per rank, same length and dtype.
-        ufunc: the reduction (``np.add``, ``np.maximum`` ...).
-    """
-    p, n = len(flats), flats[0].shape[0]
-    out = np.empty_like(flats[0])
-    if p == 1:
-        out[...] = flats[0]
-        return out
-    bounds = piece_bounds(n, p)
-    for c in range(p):
-        lo, hi = bounds[c], bounds[c + 1]
-        if lo == hi:
-            continue
-        acc = out[lo:hi]
-        ufunc(flats[(c + 2) % p][lo:hi], flats[(c + 1) % p][lo:hi], out=acc)
-        for i in range(3, p + 1):
-            ufunc(flats[(c + i) % p][lo:hi], acc, out=acc)
-    return out

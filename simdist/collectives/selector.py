@@ -26,15 +26,14 @@ off pipelined, so it is chosen only explicitly, with ``chunks``.)
 
 from __future__ import annotations
 
-import os
-
+from simdist import settings
 from simdist.collectives.algorithms import ALGORITHMS, COLLECTIVES
 
 __all__ = ["SMALL_MAX_BYTES", "TREE_MAX_BYTES", "ENV_VAR", "select_algorithm"]
 
 SMALL_MAX_BYTES = 64 * 1024  # latency-bound messages: fewest steps wins
 TREE_MAX_BYTES = 256 * 1024  # multi-host: tree below, hierarchical ring from here on
-ENV_VAR = "SIMDIST_COLLECTIVE_ALGO"
+ENV_VAR = settings.env_name("collective_algo")
 
 
 def _check(collective: str, algorithm: str, where: str) -> str:
@@ -47,7 +46,7 @@ def _check(collective: str, algorithm: str, where: str) -> str:
 
 
 def _from_env(collective: str) -> str | None:
-    text = os.environ.get(ENV_VAR, "").strip()
+    text = settings.get().collective_algo
     if not text:
         return None
     every = {name for names in ALGORITHMS.values() for name in names}

@@ -12,7 +12,7 @@ from simdist.core.device import DeviceSpec as DeviceSpec
 from simdist.core.device import device as device
 from simdist.core.dtypes import DType as DType
 from simdist.core.dtypes import as_dtype as as_dtype
-from simdist.core.dtypes import bool as bool  # noqa: A004 - TF's name
+from simdist.core.dtypes import bool as bool
 from simdist.core.dtypes import double as double
 from simdist.core.dtypes import float16 as float16
 from simdist.core.dtypes import float32 as float32
@@ -48,11 +48,11 @@ from simdist.core.ops.creation_ops import fill as fill
 from simdist.core.ops.creation_ops import one_hot as one_hot
 from simdist.core.ops.creation_ops import ones as ones
 from simdist.core.ops.creation_ops import ones_like as ones_like
-from simdist.core.ops.creation_ops import range as range  # noqa: A004 - TF's name
+from simdist.core.ops.creation_ops import range as range
 from simdist.core.ops.creation_ops import zeros as zeros
 from simdist.core.ops.creation_ops import zeros_like as zeros_like
-from simdist.core.ops.logging_ops import print as print  # noqa: A004 - TF's name
-from simdist.core.ops.math_ops import abs as abs  # noqa: A004 - TF's name
+from simdist.core.ops.logging_ops import print as print
+from simdist.core.ops.math_ops import abs as abs
 from simdist.core.ops.math_ops import add as add
 from simdist.core.ops.math_ops import add_n as add_n
 from simdist.core.ops.math_ops import argmax as argmax
@@ -76,7 +76,7 @@ from simdist.core.ops.math_ops import minimum as minimum
 from simdist.core.ops.math_ops import multiply as multiply
 from simdist.core.ops.math_ops import negative as negative
 from simdist.core.ops.math_ops import not_equal as not_equal
-from simdist.core.ops.math_ops import pow as pow  # noqa: A004 - TF's name
+from simdist.core.ops.math_ops import pow as pow
 from simdist.core.ops.math_ops import reduce_all as reduce_all
 from simdist.core.ops.math_ops import reduce_any as reduce_any
 from simdist.core.ops.math_ops import reduce_logsumexp as reduce_logsumexp
@@ -85,7 +85,7 @@ from simdist.core.ops.math_ops import reduce_mean as reduce_mean
 from simdist.core.ops.math_ops import reduce_min as reduce_min
 from simdist.core.ops.math_ops import reduce_prod as reduce_prod
 from simdist.core.ops.math_ops import reduce_sum as reduce_sum
-from simdist.core.ops.math_ops import round as round  # noqa: A004 - TF's name
+from simdist.core.ops.math_ops import round as round
 from simdist.core.ops.math_ops import sign as sign
 from simdist.core.ops.math_ops import sqrt as sqrt
 from simdist.core.ops.math_ops import square as square

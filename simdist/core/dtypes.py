@@ -111,7 +111,7 @@ int16 = DType("int16", np.int16)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
-bool = DType("bool", np.bool_)  # noqa: A001 - TF's name
+bool = DType("bool", np.bool_)
 string = DType("string", np.object_)
 
 _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, string)

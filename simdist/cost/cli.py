@@ -114,7 +114,9 @@ def add_parser(sub) -> None:
         p.add_argument("-g", "--ngpus", type=int, default=None, help="ranks (default: all)")
         p.set_defaults(handler=_collective, collective=name)
     step = kinds.add_parser("step", help="price a training step over device counts")
-    step.add_argument("--model", default="seeds-cnn", help="model name (seeds-cnn)")
+    step.add_argument(
+        "--model", default="fashion-mnist-cnn", help="model name (fashion-mnist-cnn)"
+    )
     step.add_argument("--input-shape", default="28,28,1", help="one example's shape")
     step.add_argument("--topology", default="dgx-h100")
     step.add_argument("--batch-per-device", type=int, default=64)

@@ -73,8 +73,10 @@ class ScalingRow:
 
 def _model_layers(model):
     if isinstance(model, str):
-        if model != "seeds-cnn":
-            raise ValueError(f"unknown model name {model!r}; the named model is 'seeds-cnn'")
+        if model != "fashion-mnist-cnn":
+            raise ValueError(
+                f"unknown model name {model!r}; the named model is 'fashion-mnist-cnn'"
+            )
         from simdist.demo import create_model
 
         return create_model()
@@ -102,9 +104,9 @@ def price_step(
     """Predict one synchronous data-parallel training step.
 
     Args:
-        model: a Keras ``Sequential``, a list of its layers, or ``"seeds-cnn"`` (the seeds'
-            CNN, ``simdist.demo.create_model``).
-        input_shape: one example's shape, no batch axis (``(28, 28, 1)`` for the seeds).
+        model: a Keras ``Sequential``, a list of its layers, or ``"fashion-mnist-cnn"`` (the
+            custom-training tutorial's CNN, ``simdist.demo.create_model``).
+        input_shape: one example's shape, no batch axis (``(28, 28, 1)`` for Fashion-MNIST).
         global_batch: examples per step over all devices; ``num_devices`` must divide it.
         topology: the machine; devices ``0 .. num_devices-1`` run the step.
         num_devices: how many devices take part.

@@ -51,20 +51,26 @@ def normalize_result(value: Any, what: str) -> Any:
 
 
 def probe_spec(dataset: Dataset, fn: Callable, result_spec: Callable[[Any], Any]) -> Any:
-    """The spec of ``result_spec(fn(element))`` over all elements of ``dataset``'s spec."""
+    """The spec of ``result_spec(fn(element))`` over all elements of ``dataset``'s spec.
+
+    ``fn`` is first called on two stand-in elements (TF traces it on the spec instead). A
+    function may reject stand-in values (any exception): then the first real element
+    decides, and an error there propagates; with no real element the error says so and
+    carries the stand-in's exception as its cause.
+    """
     spec = dataset.element_spec
     try:
         first = result_spec(call_with_element(fn, structure.dummy_element(spec, 2, fill=1)))
         second = result_spec(call_with_element(fn, structure.dummy_element(spec, 3, fill=2)))
         return structure.most_specific_spec(first, second, "function results")
-    except Exception:  # noqa: BLE001 - fall back to a real element below
-        pass
+    except Exception as error:  # noqa: BLE001 - any; a real element decides, or it is the cause
+        stand_in_error = error
     for element in dataset._iterate():
         return result_spec(call_with_element(fn, element))
     raise ValueError(
-        "Cannot infer the element_spec: the function fails on stand-in inputs and the input "
-        "dataset is empty."
-    )
+        "Cannot infer the element_spec: the function fails on stand-in inputs "
+        f"({type(stand_in_error).__name__}: {stand_in_error}) and the input dataset is empty."
+    ) from stand_in_error
 
 
 def _check_parallel_calls(num_parallel_calls) -> None:

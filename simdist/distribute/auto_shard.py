@@ -177,13 +177,12 @@ def _function_reads_files(node: Dataset, depth: int = 0) -> bool:
     try:
         spec = node._inputs()[0].element_spec
         made = node._dataset_for(structure.dummy_element(spec, 2, fill=2))
-    except Exception:  # noqa: BLE001 - the function may reject a stand-in; try real data
-        try:
-            for element in node._inputs()[0]._iterate():
-                made = node._dataset_for(element)
-                break
-        except Exception:  # noqa: BLE001 - a function that fails reads no file here
-            return False
+    except Exception:  # noqa: BLE001 - any: the function may reject a stand-in; real data decides
+        # The first real element: the user's function failing on it is a real error (TF's
+        # would have failed when it was traced), so it propagates.
+        for element in node._inputs()[0]._iterate():
+            made = node._dataset_for(element)
+            break
     return made is not None and _graph_reads_files(made, depth + 1)
 
 

@@ -1,7 +1,7 @@
 """``tf.distribute.experimental``: the strategies TF still files as experimental."""
 
-from simdist.distribute import coordinator as coordinator  # noqa: E402
-from simdist.distribute import partitioners as partitioners  # noqa: E402
+from simdist.distribute import coordinator as coordinator
+from simdist.distribute import partitioners as partitioners
 from simdist.distribute.central_storage_strategy import (
     CentralStorageStrategy as CentralStorageStrategy,
 )
@@ -14,7 +14,7 @@ from simdist.distribute.collective_util import (
 )
 from simdist.distribute.collective_util import CommunicationOptions as CommunicationOptions
 from simdist.distribute.input_context import ValueContext as ValueContext
-from simdist.distribute.parameter_server_strategy import (  # noqa: E402
+from simdist.distribute.parameter_server_strategy import (
     ParameterServerStrategy as ParameterServerStrategy,
 )
 from simdist.distribute.tpu_strategy import TPUStrategyV1Alias as TPUStrategy  # noqa: F401

@@ -1,7 +1,8 @@
 """Gathering per-replica values: concatenation in replica order, with TF's shape rules.
 
-Every component must have rank >= 1 (the seed: use ``tf.expand_dims`` first) and the same
-shape in every dimension but ``axis``; for TPUs, exactly the same shape.
+Every component must have rank >= 1 (as the MultiWorkerMirroredStrategy API page says: use
+``tf.expand_dims`` first) and the same shape in every dimension but ``axis``; for TPUs,
+exactly the same shape.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Only one replica thread runs at a time (the runner hands the turn around), so ke
 on one CPU costs no parallelism. It matters for the BLAS library's worker threads: when the
 turn passes to another replica thread, Linux often wakes that thread on the CPU where a BLAS
 worker is waiting, and the next matrix product then runs both halves on one CPU. On the
-2-core machines we measure on, that made an epoch of the seeds' CNN at 4 virtual replicas
+2-core machines we measure on, that made an epoch of the Fashion-MNIST CNN at 4 virtual replicas
 take 28 % longer (``scenarios/bench_training.py``); a single caller thread never pays it.
 
 The CPU is the one the caller is on when a run starts (so two processes rarely share one
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+from simdist import settings
+
 __all__ = ["run_cpu", "pin_caller", "repin", "restore_caller"]
 
 _SUPPORTED = hasattr(os, "sched_setaffinity") and os.path.exists("/proc/thread-self/stat")
@@ -29,10 +31,7 @@ _PROCESS_CPUS = frozenset(os.sched_getaffinity(0)) if _SUPPORTED else frozenset(
 
 
 def _enabled() -> bool:
-    raw = os.environ.get("SIMDIST_PIN_REPLICA_THREADS", "1")
-    if raw not in ("0", "1"):
-        raise ValueError(f"SIMDIST_PIN_REPLICA_THREADS={raw!r} must be 0 or 1.")
-    return raw == "1" and _SUPPORTED and len(_PROCESS_CPUS) > 1
+    return settings.get().pin_replica_threads and _SUPPORTED and len(_PROCESS_CPUS) > 1
 
 
 def _current_cpu() -> int | None:

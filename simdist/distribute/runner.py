@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from simdist import errors
+from simdist import errors, settings
 from simdist.distribute import replica_affinity
 
 __all__ = ["Collective", "CollectiveMismatchError", "ReplicaRunner", "current_replica"]
@@ -197,11 +197,7 @@ def current_replica() -> _Replica | None:
 
 
 def _timeout() -> float:
-    raw = os.environ.get("SIMDIST_REPLICA_TIMEOUT", "600")
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"SIMDIST_REPLICA_TIMEOUT={raw!r} must be a number of seconds.") from None
+    return settings.get().replica_timeout
 
 
 class ReplicaRunner:
@@ -303,7 +299,7 @@ class ReplicaRunner:
             rep.running = False
         else:
             waiting = [r.id for r in self._replicas if r.status == "collective"]
-            what = "SIMDIST_REPLICA_TIMEOUT" if self.noun == "replica" else "SIMDIST_WORKER_TIMEOUT"
+            what = settings.env_name(f"{self.noun}_timeout")
             raise errors.DeadlineExceededError(
                 f"{self.noun.capitalize()} {rep.id} neither reached a collective nor returned "
                 f"within {self._timeout:g} s ({self.noun}s {waiting} wait in a collective). Is "

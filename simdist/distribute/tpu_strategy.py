@@ -33,12 +33,11 @@ import logging
 import numpy as np
 
 from simdist import collectives, errors
-from simdist import tpu as tpu_lib
 from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.function import Function, _BoundFunction, executing_eagerly
 from simdist.core.tensor import Tensor
-from simdist.distribute import tpu_values
+from simdist.distribute import tpu_system, tpu_values
 from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver
 from simdist.distribute.cross_device_ops import CrossDeviceOps, _check_same, _mean
 from simdist.distribute.distribute_lib import ReplicaContext
@@ -269,7 +268,7 @@ class TPUStrategy(Strategy):
             raise TypeError(
                 f"simdist_host_order_seed must be an int or None, got {simdist_host_order_seed!r}."
             )
-        system = tpu_lib.require_initialized(tpu_cluster_resolver)
+        system = tpu_system.require_initialized(tpu_cluster_resolver)
         super().__init__(TPUExtended(self, tpu_cluster_resolver, system, simdist_host_order_seed))
         self._use_spmd = bool(experimental_spmd_xla_partitioning)
         _log.info(
@@ -281,7 +280,7 @@ class TPUStrategy(Strategy):
         return self._extended._tpu_cluster_resolver
 
     def _check_system(self) -> None:
-        system = tpu_lib.initialized_system(self.cluster_resolver)
+        system = tpu_system.initialized_system(self.cluster_resolver)
         if system is None or system.devices != self._extended._system.devices:
             raise errors.FailedPreconditionError(
                 "The TPU system has not been initialized: it was shut down or another TPU was "
@@ -355,48 +354,43 @@ class TPUStrategy(Strategy):
 
     # --- input ---------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
-        if (
-            options is not None
-            and options.experimental_replication_mode == InputReplicationMode.PER_REPLICA
-        ):
-            raise NotImplementedError(
-                "InputReplicationMode.PER_REPLICA is only supported in "
-                "`experimental_distribute_datasets_from_function`."
-            )
-        ext = self._extended
-        if ext.num_hosts == 1:
+        _refuse_per_replica(
+            options,
+            "InputReplicationMode.PER_REPLICA is only supported in "
+            "`experimental_distribute_datasets_from_function`.",
+        )
+        if self._extended.num_hosts == 1:
             return super().experimental_distribute_dataset(dataset, options)
         from simdist.distribute.input_lib import DistributedDataset
-        from simdist.distribute.tpu_input import MultiHostInput
 
-        hosts = [
-            DistributedDataset(dataset, ext.host_devices(h), options, ext.num_hosts, h)
-            for h in range(ext.num_hosts)
-        ]
-        return MultiHostInput(hosts, hosts[0]._options, ext._host_order_seed)
+        return self._per_host_input(
+            lambda devices, hosts, h: DistributedDataset(dataset, devices, options, hosts, h)
+        )
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
-        if (
-            options is not None
-            and options.experimental_replication_mode == InputReplicationMode.PER_REPLICA
-        ):
-            raise NotImplementedError(
-                "InputReplicationMode.PER_REPLICA is only supported in  "
-                "`experimental_distribute_datasets_from_function` of "
-                "tf.distribute.MirroredStrategy"
-            )
-        ext = self._extended
-        if ext.num_hosts == 1:
+        _refuse_per_replica(
+            options,
+            "InputReplicationMode.PER_REPLICA is only supported in  "
+            "`experimental_distribute_datasets_from_function` of "
+            "tf.distribute.MirroredStrategy",
+        )
+        if self._extended.num_hosts == 1:
             return super().distribute_datasets_from_function(dataset_fn, options)
         from simdist.distribute.input_lib import DistributedDatasetsFromFunction
+
+        return self._per_host_input(
+            lambda devices, hosts, h: DistributedDatasetsFromFunction(
+                dataset_fn, devices, options, hosts, h
+            )
+        )
+
+    def _per_host_input(self, host_input):
+        """A multi-host slice's input: ``host_input(devices, num_hosts, host)`` per host, read
+        in the hosts' order (:class:`~simdist.distribute.tpu_input.MultiHostInput`)."""
         from simdist.distribute.tpu_input import MultiHostInput
 
-        hosts = [
-            DistributedDatasetsFromFunction(
-                dataset_fn, ext.host_devices(h), options, ext.num_hosts, h
-            )
-            for h in range(ext.num_hosts)
-        ]
+        ext = self._extended
+        hosts = [host_input(ext.host_devices(h), ext.num_hosts, h) for h in range(ext.num_hosts)]
         return MultiHostInput(hosts, hosts[0]._options, ext._host_order_seed)
 
     def __repr__(self) -> str:
@@ -416,3 +410,11 @@ class TPUStrategyV1Alias(TPUStrategy):
             "non-experimental symbol `tf.distribute.TPUStrategy` instead."
         )
         super().__init__(tpu_cluster_resolver, experimental_device_assignment=device_assignment)
+
+
+def _refuse_per_replica(options, message: str) -> None:
+    """TPUStrategy's input takes no ``InputReplicationMode.PER_REPLICA`` (TF's message)."""
+    if options is not None and options.experimental_replication_mode == (
+        InputReplicationMode.PER_REPLICA
+    ):
+        raise NotImplementedError(message)

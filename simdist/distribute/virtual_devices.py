@@ -10,8 +10,8 @@ creating a strategy, as TF requires devices to be configured before first use.
 from __future__ import annotations
 
 import dataclasses
-import os
 
+from simdist import settings
 from simdist.backends.worker_context import current_worker
 from simdist.core.context import mark_runtime_started
 from simdist.core.device import DeviceSpec, canonical_name
@@ -26,8 +26,8 @@ __all__ = [
     "resolve_device",
 ]
 
-DEFAULT_GPUS = 4
-_ENV = "SIMDIST_VIRTUAL_GPUS"
+DEFAULT_GPUS = settings.Settings().virtual_gpus  # a host's GPUs unless told otherwise
+_ENV = settings.env_name("virtual_gpus")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,32 +46,19 @@ class LogicalDevice:
     device_type: str
 
 
-_counts: dict[str, int] | None = None
+_counts: dict[str, int] | None = None  # set by set_virtual_devices; None: from the settings
 
 
 def _from_env() -> dict[str, int]:
-    raw = os.environ.get(_ENV)
-    gpus = DEFAULT_GPUS
-    if raw is not None:
-        try:
-            gpus = int(raw)
-        except ValueError:
-            raise ValueError(
-                f"{_ENV}={raw!r} is not an integer; set it to a GPU count such as 4."
-            ) from None
-        if gpus < 0:
-            raise ValueError(f"{_ENV}={raw!r} must be >= 0.")
-    return {"CPU": 1, "GPU": gpus, "TPU": 0}
+    return {"CPU": 1, "GPU": settings.get().virtual_gpus, "TPU": 0}
 
 
 def _device_counts() -> dict[str, int]:
-    global _counts
-    if _counts is None:
-        _counts = _from_env()
+    counts = _from_env() if _counts is None else _counts  # set_virtual_devices, else settings
     worker = current_worker()
     if worker is not None and worker.gpus is not None:  # a virtual cluster's worker host
-        return dict(_counts, GPU=worker.gpus)
-    return _counts
+        return dict(counts, GPU=worker.gpus)
+    return counts
 
 
 def set_virtual_devices(gpus: int | None = None, tpus: int | None = None) -> None:

@@ -192,7 +192,7 @@ class CSVLogger(Callback):
             self.append and os.path.exists(self.filename) and (os.path.getsize(self.filename) > 0)
         )
         self._append_header = not has_content
-        self._file = open(self.filename, "a" if self.append else "w", newline="")  # noqa: SIM115
+        self._file = open(self.filename, "a" if self.append else "w", newline="")
         self._writer = None
         self.keys = None
 

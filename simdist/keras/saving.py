@@ -144,7 +144,7 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
                 "shape": list(values[key].shape),
             }
         )
-    from simdist import __version__
+    from simdist.version import __version__
 
     document = {
         "format": FORMAT_NAME,

@@ -14,10 +14,10 @@ from simdist.cost import scaling_table as scaling_table
 from simdist.cost import write_chrome_trace as write_chrome_trace
 from simdist.cost.parameter_server import PSStepCost as PSStepCost
 from simdist.cost.parameter_server import price_ps_step as price_ps_step
-from simdist.sim.faults import FaultPlan as FaultPlan
-from simdist.sim.faults import PSFailure as PSFailure
-from simdist.sim.faults import WorkerFailure as WorkerFailure
-from simdist.sim.faults import WorkerKilled as WorkerKilled
+from simdist.distribute.faults import FaultPlan as FaultPlan
+from simdist.distribute.faults import PSFailure as PSFailure
+from simdist.distribute.faults import WorkerFailure as WorkerFailure
+from simdist.distribute.faults import WorkerKilled as WorkerKilled
 from simdist.sim.launch import launch as launch
 from simdist.sim.launch import launch_script as launch_script
 from simdist.sim.profile import profile as profile

@@ -8,7 +8,7 @@ workers (:mod:`simdist.backends.inprocess`). All computation is real.
 Workers run in lockstep, one at a time, handing over at each cross-worker collective (the
 replica runner of :mod:`simdist.distribute.runner`, one level up), so results never depend
 on thread scheduling and equal, bit for bit, the same program run as W processes under
-``mpiexec``. A worker that raises (or is killed by a :class:`~simdist.sim.faults.FaultPlan`)
+``mpiexec``. A worker that raises (or is killed by a :class:`~simdist.distribute.faults.FaultPlan`)
 stops every worker; :func:`launch` then raises its exception, noted with the worker's
 index, or :class:`~simdist.backends.base.WorkerFailedError` for a killed worker.
 
@@ -25,12 +25,12 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import os
 import runpy
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from simdist import settings
 from simdist.backends.base import WorkerFailedError
 from simdist.backends.inprocess import InProcessTransport
 from simdist.backends.worker_context import WorkerContext, set_worker
@@ -38,7 +38,7 @@ from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.cluster_resolver.tf_config import use_tf_config
-from simdist.sim.faults import FaultPlan, WorkerKilled
+from simdist.distribute.faults import FaultPlan, WorkerKilled
 
 __all__ = ["launch", "launch_script", "cluster_tasks"]
 
@@ -67,17 +67,13 @@ def cluster_tasks(cluster: Mapping[str, Sequence[str]]) -> list[tuple[str, int]]
 def _worker_timeout(timeout: float | None) -> float:
     if timeout is not None:
         return float(timeout)
-    raw = os.environ.get("SIMDIST_WORKER_TIMEOUT", "600")
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"SIMDIST_WORKER_TIMEOUT={raw!r} must be a number of seconds.") from None
+    return settings.get().worker_timeout
 
 
 def launch(
     fn: Callable[..., Any],
     workers: int = 2,
-    devices_per_worker: int = 2,
+    devices_per_worker: int | None = None,
     *,
     args: tuple = (),
     kwargs: dict | None = None,
@@ -90,11 +86,13 @@ def launch(
     Args:
         fn: the program each worker runs (it creates its own strategy, model, data).
         workers: the number of workers (ignored when ``cluster`` is given).
-        devices_per_worker: virtual GPUs on each worker's host (0: CPU only).
+        devices_per_worker: virtual GPUs on each worker's host (0: CPU only); default: a
+            host's GPU count, ``SIMDIST_VIRTUAL_GPUS`` or 4, what each process of the same
+            program run under ``mpiexec`` has.
         args, kwargs: passed to ``fn`` on every worker.
         cluster: a TF_CONFIG ``"cluster"`` dict (chief and worker jobs); default:
             ``{"worker": ["localhost:20000", ...]}``.
-        faults: a :class:`~simdist.sim.faults.FaultPlan`.
+        faults: a :class:`~simdist.distribute.faults.FaultPlan`.
         timeout: seconds a worker may run without reaching a collective
             (default ``SIMDIST_WORKER_TIMEOUT`` or 600).
 
@@ -115,6 +113,8 @@ def launch(
         cluster = {"worker": [f"localhost:{BASE_PORT + i}" for i in range(workers)]}
     cluster = {job: list(addresses) for job, addresses in cluster.items()}
     tasks = cluster_tasks(cluster)
+    if devices_per_worker is None:
+        devices_per_worker = settings.get().virtual_gpus
     if isinstance(devices_per_worker, bool) or not isinstance(devices_per_worker, int):
         raise ValueError(f"devices_per_worker must be an int >= 0, got {devices_per_worker!r}")
     if devices_per_worker < 0:
@@ -157,7 +157,7 @@ def launch(
 def launch_script(
     path: str,
     workers: int = 2,
-    devices_per_worker: int = 2,
+    devices_per_worker: int | None = None,
     argv: Sequence[str] = (),
     **kwargs,
 ) -> list:

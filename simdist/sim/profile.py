@@ -93,7 +93,7 @@ def _tapes_recording():
     return [t for t in state.tapes if t._recording]
 
 
-class profile:  # noqa: N801 - a context manager used like a function, as tf.profiler's
+class profile:
     """Record the collectives and compute of ``strategy.run`` steps, then price them.
 
     Args:

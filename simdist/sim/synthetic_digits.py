@@ -4,7 +4,7 @@ Each image is one digit glyph from a 5x7 bitmap font, scaled 2-3x in each direct
 at a random offset on a 28x28 canvas, slanted by a random shear, crossed by one random
 clutter stroke, with random intensity and Gaussian pixel noise (sigma 0.25), stored as uint8
 in [0, 255] like MNIST. Shapes and dtypes match
-``tf.keras.datasets.fashion_mnist.load_data()``, so the seeds' code runs on it unchanged.
+``tf.keras.datasets.fashion_mnist.load_data()``, so the tutorials' code runs on it unchanged.
 It is generated, not collected: no licence question, no download, the same bytes for the
 same seed on every machine.
 """

@@ -344,7 +344,7 @@ def fault_plans(
 ) -> dict[str, dict]:
     """A fault plan as plain data: ``{"kills": {worker: step}, "delays": {worker: seconds}}``.
 
-    ``to_fault_plan(plan)`` builds the ``simdist.sim.faults.FaultPlan``. A plan may kill
+    ``to_fault_plan(plan)`` builds the ``simdist.distribute.faults.FaultPlan``. A plan may kill
     every worker (a recovery path a test may want to see).
 
     Args:
@@ -360,8 +360,8 @@ def fault_plans(
 
 
 def to_fault_plan(plan: dict[str, dict]):
-    """The ``simdist.sim.faults.FaultPlan`` of a plan drawn by :func:`fault_plans`."""
-    from simdist.sim.faults import FaultPlan
+    """The ``simdist.distribute.faults.FaultPlan`` of a plan drawn by :func:`fault_plans`."""
+    from simdist.distribute.faults import FaultPlan
 
     built = FaultPlan()
     for worker, step in sorted(plan["kills"].items()):

@@ -58,6 +58,7 @@ def _mpi(ranks: int, *args: str) -> str:
     return _digest(done.stdout)
 
 
+@pytest.mark.slow
 @needs_mpi
 @pytest.mark.parametrize(
     "workers,local,communication",
@@ -78,6 +79,7 @@ def test_a_worker_making_another_collective_ends_the_mpi_job_with_an_error():
     assert "unreachable" not in job.stdout
 
 
+@pytest.mark.slow
 @needs_mpi
 @pytest.mark.parametrize("workers,local", [(2, 2), (4, 1)])
 def test_every_strategy_collective_under_mpi_equals_the_virtual_cluster(workers, local):

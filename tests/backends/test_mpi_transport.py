@@ -26,6 +26,7 @@ def summary(job: mpi_spawn.Job) -> list[dict]:
     return json.loads(lines[0][len("SUMMARY ") :])["reports"]
 
 
+@pytest.mark.slow
 @needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_every_collective_bitwise_equal_to_executor(ranks):

@@ -20,8 +20,8 @@ def topo(num: int, hosts: int = 1, switch: bool = False, dims: tuple = ()) -> To
 
 
 @pytest.fixture(autouse=True)
-def no_env(monkeypatch):
-    monkeypatch.delenv(ENV_VAR, raising=False)
+def no_env(simdist_env):
+    simdist_env(ENV_VAR, None)
 
 
 def test_single_switch_small_direct_large_ring():
@@ -54,20 +54,20 @@ def test_torus_ring_per_dimension():
         assert select_algorithm(coll, 2**20, t) == "ring_per_dimension"
 
 
-def test_overrides(monkeypatch):
+def test_overrides(simdist_env):
     assert select_algorithm("all_reduce", 2**30, num_ranks=4, algorithm="direct") == "direct"
     with pytest.raises(ValueError, match="does not apply to all_to_all"):
         select_algorithm("all_to_all", 1, num_ranks=4, algorithm="ring")
-    monkeypatch.setenv(ENV_VAR, "double_binary_tree")
+    simdist_env(ENV_VAR, "double_binary_tree")
     assert select_algorithm("all_reduce", 2**30, num_ranks=4) == "double_binary_tree"
     assert select_algorithm("all_gather", 2**30, num_ranks=4) == "ring"  # does not apply
-    monkeypatch.setenv(ENV_VAR, "all_gather=direct, all_reduce=ring")
+    simdist_env(ENV_VAR, "all_gather=direct, all_reduce=ring")
     assert select_algorithm("all_gather", 2**30, num_ranks=4) == "direct"
     assert select_algorithm("all_reduce", 1, num_ranks=4) == "ring"
-    monkeypatch.setenv(ENV_VAR, "all_reduce=bogus")
+    simdist_env(ENV_VAR, "all_reduce=bogus")
     with pytest.raises(ValueError, match=ENV_VAR):
         select_algorithm("all_reduce", 1, num_ranks=4)
-    monkeypatch.setenv(ENV_VAR, "bogus")
+    simdist_env(ENV_VAR, "bogus")
     with pytest.raises(ValueError, match="unknown algorithm"):
         select_algorithm("all_reduce", 1, num_ranks=4)
 

@@ -364,7 +364,7 @@ def test_tensors_and_variables_stay_unhashable():
     with pytest.raises(TypeError, match="ref"):
         hash(tf.constant(1))
     with pytest.raises(TypeError, match="ref"):
-        {tf.Variable(1.0): 1}  # noqa: B018
+        {tf.Variable(1.0): 1}
     t = tf.constant(1)
     assert {t.ref(): 1}[t.ref()] == 1
 

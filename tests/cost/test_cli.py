@@ -71,7 +71,7 @@ def test_step_prints_the_scaling_table_and_a_trace(capsys, tmp_path):
                 "cost",
                 "step",
                 "--model",
-                "seeds-cnn",
+                "fashion-mnist-cnn",
                 "--topology",
                 "dgx-h100",
                 "--batch-per-device",

@@ -29,7 +29,7 @@ def test_roofline_rejects_a_dtype_the_device_lacks():
         roofline_time(OpCost("op", 1, 1), DEVICE, "bfloat16")
 
 
-def test_seeds_cnn_shapes_params_and_gemm_flops():
+def test_fashion_mnist_cnn_shapes_params_and_gemm_flops():
     costs = layer_costs(create_model(), (28, 28, 1), batch=64)
     assert [c.output_shape for c in costs] == [
         (26, 26, 32),

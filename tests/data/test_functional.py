@@ -128,3 +128,18 @@ def test_invalid_arguments():
         Dataset.range(2).map(lambda x: x, num_parallel_calls=0)
     with pytest.raises(errors.InvalidArgumentError):
         Dataset.range(2).interleave(lambda x: Dataset.range(1), cycle_length=0)
+
+
+def _rejects_everything(x):
+    raise KeyError("not this element")
+
+
+def test_a_function_failing_on_stand_ins_and_no_data_names_its_error():
+    with pytest.raises(ValueError, match=r"stand-in inputs \(KeyError: 'not this element'\)") as e:
+        _ = tf.data.Dataset.range(0).map(_rejects_everything).element_spec
+    assert isinstance(e.value.__cause__, KeyError)
+
+
+def test_a_function_failing_on_real_data_raises_its_own_error():
+    with pytest.raises(KeyError, match="not this element"):
+        _ = tf.data.Dataset.range(3).map(_rejects_everything).element_spec

@@ -312,3 +312,28 @@ def test_file_source_matches_reference(sizes, g, workers, local, drop, policy):
             return
         steps, _ = run_input_cluster(ds, workers, local)
     assert simdist_steps(steps) == ref_steps(expected)
+
+
+def test_a_reader_function_that_rejects_stand_ins_is_still_seen_reading_files(tmp_path):
+    tf_files(tmp_path)
+    names = tf.data.Dataset.list_files(str(tmp_path / "*.txt"), shuffle=False)
+
+    def reader(name):
+        if not name.numpy().endswith(b".txt"):
+            raise ValueError("not one of the listed files")  # a stand-in name is not
+        return tf.data.TextLineDataset(name)
+
+    ds = with_policy(names.flat_map(reader).batch(15), P.FILE)
+    got = [sorted(x for piece in w for x in piece) for w in per_worker(ds, 2)]
+    assert got[1] == sorted(f"{i}{j}" for i in (1, 3) for j in range(3))
+
+
+def test_a_function_that_fails_on_real_data_raises_when_distributed(tmp_path):
+    tf_files(tmp_path)
+    names = tf.data.Dataset.list_files(str(tmp_path / "*.txt"), shuffle=False)
+
+    def broken(name):
+        raise KeyError("the user's bug")
+
+    with pytest.raises(KeyError, match="the user's bug"):
+        per_worker(names.flat_map(broken), 2)

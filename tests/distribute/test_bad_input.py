@@ -12,13 +12,15 @@ def strategy():
     return tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
 
 
-def test_unknown_reduce_op(strategy):
+def test_unknown_reduce_op(distribution):
+    strategy = distribution
     value = strategy.run(lambda: tf.constant(1.0))
     with pytest.raises(ValueError, match="ReduceOp.SUM or tf.distribute.ReduceOp.MEAN"):
         strategy.reduce("MAX", value, axis=None)
 
 
-def test_reduce_axis_out_of_range(strategy):
+def test_reduce_axis_out_of_range(distribution):
+    strategy = distribution
     value = strategy.run(lambda: tf.constant([1.0]))
     with pytest.raises(ValueError, match="out of range for `value` with rank 1"):
         strategy.reduce("SUM", value, axis=1)

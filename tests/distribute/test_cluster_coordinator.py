@@ -9,8 +9,8 @@ import simdist as tf
 from simdist import errors
 from simdist.distribute.cluster_resolver import ClusterSpec, SimpleClusterResolver
 from simdist.distribute.coordinator import ClusterCoordinator
+from simdist.distribute.faults import FaultPlan, PSFailure, WorkerFailure
 from simdist.distribute.parameter_server_strategy import ParameterServerStrategy
-from simdist.sim.faults import FaultPlan, PSFailure, WorkerFailure
 
 
 def make_strategy(workers=2, ps=1, partitioner=None):

@@ -72,7 +72,7 @@ def test_the_iterator_variant_from_the_guide():
 
 
 def test_the_guide_tpu_strategy_snippet():
-    from simdist import tpu as tpu_lib
+    from simdist.distribute import tpu_system
 
     tpu_address = "v4-8"
     try:
@@ -83,7 +83,7 @@ def test_the_guide_tpu_strategy_snippet():
         assert tpu_strategy.num_replicas_in_sync == 4  # v4: one megacore device per chip
     finally:
         tf.tpu.experimental.shutdown_tpu_system(cluster_resolver)
-        tpu_lib._state.connected.clear()
+        tpu_system._state.connected.clear()
         tf.config.set_virtual_devices(tpus=0)
 
 

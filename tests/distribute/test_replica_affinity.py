@@ -36,22 +36,21 @@ def test_all_replicas_of_a_run_share_one_cpu_of_the_process():
 
 
 @linux_multi_cpu
-def test_switched_off_the_replicas_get_every_cpu(monkeypatch):
+def test_switched_off_the_replicas_get_every_cpu(simdist_env):
     strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(4)])
     _cpus_seen(strategy)  # pooled threads pinned by an earlier run are released again
-    monkeypatch.setenv("SIMDIST_PIN_REPLICA_THREADS", "0")
+    simdist_env("SIMDIST_PIN_REPLICA_THREADS", "0")
     assert set(_cpus_seen(strategy)) == {replica_affinity._PROCESS_CPUS}
 
 
-def test_a_bad_switch_value_is_named(monkeypatch):
-    monkeypatch.setenv("SIMDIST_PIN_REPLICA_THREADS", "yes")
+def test_a_bad_switch_value_is_named(simdist_env):
     with pytest.raises(ValueError, match="SIMDIST_PIN_REPLICA_THREADS='yes' must be 0 or 1"):
-        replica_affinity.run_cpu()
+        simdist_env("SIMDIST_PIN_REPLICA_THREADS", "yes")
 
 
-def test_results_are_the_same_bits_pinned_or_not(monkeypatch):
+def test_results_are_the_same_bits_pinned_or_not(simdist_env):
     def train(pin: str) -> list[np.ndarray]:
-        monkeypatch.setenv("SIMDIST_PIN_REPLICA_THREADS", pin)
+        simdist_env("SIMDIST_PIN_REPLICA_THREADS", pin)
         tf.random.set_seed(3)
         strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
         with strategy.scope():

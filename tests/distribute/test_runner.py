@@ -156,10 +156,10 @@ def test_replicas_draw_different_but_reproducible_random_numbers(strategy):
     assert not np.array_equal(first[0], first[1])
 
 
-def test_a_replica_stuck_outside_any_collective_hits_the_deadline(strategy, monkeypatch):
+def test_a_replica_stuck_outside_any_collective_hits_the_deadline(strategy, simdist_env):
     import time
 
-    monkeypatch.setenv("SIMDIST_REPLICA_TIMEOUT", "0.5")
+    simdist_env("SIMDIST_REPLICA_TIMEOUT", "0.5")
     release = threading.Event()
 
     def fn():

@@ -4,17 +4,17 @@ import pytest
 
 import simdist as tf
 from simdist import errors
-from simdist import tpu as tpu_lib
+from simdist.distribute import tpu_system
 from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver, resolve_slice
 
 
 @pytest.fixture(autouse=True)
-def fresh_tpu_system(monkeypatch):
-    monkeypatch.delenv("SIMDIST_TPU", raising=False)
+def fresh_tpu_system(monkeypatch, simdist_env):
+    simdist_env("SIMDIST_TPU", None)
     monkeypatch.delenv("TPU_NAME", raising=False)
     yield
-    tpu_lib._state.system = None
-    tpu_lib._state.connected.clear()
+    tpu_system._state.system = None
+    tpu_system._state.connected.clear()
     tf.config.set_virtual_devices(tpus=0)
 
 
@@ -74,17 +74,17 @@ def test_local_tpu_has_no_cluster_and_counts_devices_after_initialization():
     assert len(tf.config.list_logical_devices("TPU")) == 8
 
 
-def test_default_tpu_comes_from_tpu_name_else_local(monkeypatch):
+def test_default_tpu_comes_from_tpu_name_else_local(monkeypatch, simdist_env):
     assert TPUClusterResolver().is_local
-    monkeypatch.setenv("SIMDIST_TPU", "v4-8")
+    simdist_env("SIMDIST_TPU", "v4-8")
     assert TPUClusterResolver("").simdist_slice.num_cores == 4
     monkeypatch.setenv("TPU_NAME", "v5e-16")
     r = TPUClusterResolver()
     assert not r.is_local and r.simdist_slice.accelerator_type == "v5litepod-16"
 
 
-def test_a_local_tpu_is_one_host(monkeypatch):
-    monkeypatch.setenv("SIMDIST_TPU", "v4-32")
+def test_a_local_tpu_is_one_host(simdist_env):
+    simdist_env("SIMDIST_TPU", "v4-32")
     with pytest.raises(ValueError, match="one host"):
         TPUClusterResolver("local")
 

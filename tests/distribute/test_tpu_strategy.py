@@ -8,7 +8,7 @@ import pytest
 
 import simdist as tf
 from simdist import errors
-from simdist import tpu as tpu_lib
+from simdist.distribute import tpu_system
 
 EAGER_RUN_ERROR = (
     "TPUStrategy.run(fn, ...) does not support pure eager execution. please make sure the "
@@ -18,12 +18,12 @@ EAGER_RUN_ERROR = (
 
 
 @pytest.fixture(autouse=True)
-def fresh_tpu_system(monkeypatch):
-    monkeypatch.delenv("SIMDIST_TPU", raising=False)
+def fresh_tpu_system(monkeypatch, simdist_env):
+    simdist_env("SIMDIST_TPU", None)
     monkeypatch.delenv("TPU_NAME", raising=False)
     yield
-    tpu_lib._state.system = None
-    tpu_lib._state.connected.clear()
+    tpu_system._state.system = None
+    tpu_system._state.connected.clear()
     tf.config.set_virtual_devices(tpus=0)
     tf.config.run_functions_eagerly(False)
 

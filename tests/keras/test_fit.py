@@ -88,13 +88,13 @@ def _custom_loop(strategy, epochs, batch_size, lr=0.05):
     return model
 
 
-@pytest.mark.parametrize("kind,n", [("default", 1), ("one", 1), ("mirrored", 1), ("mirrored", 2),
-                                    ("mirrored", 4)])
-def test_fit_matches_custom_loop(kind, n):
-    strategy = _strategy(kind, n)
-    model = _model(strategy)
+@pytest.mark.strategies(
+    "default", "one_device", "mirrored_one_gpu", "mirrored_two_gpus", "mirrored_four_gpus"
+)
+def test_fit_matches_custom_loop(make_distribution):
+    model = _model(make_distribution())
     model.fit(X, Y, batch_size=20, epochs=3, shuffle=False, verbose=0)
-    reference = _custom_loop(_strategy(kind, n), 3, 20)
+    reference = _custom_loop(make_distribution(), 3, 20)
     for a, b in zip(model.get_weights(), reference.get_weights(), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
@@ -191,11 +191,11 @@ def test_errors():
         model.fit(tf.data.Dataset.from_tensors(([1.0], [1.0])).repeat())
 
 
-@pytest.mark.parametrize("kind,n", [("default", 1), ("mirrored", 2)])
-def test_fit_builds_a_model_without_an_input_shape(kind, n):
+@pytest.mark.strategies("default", "mirrored_two_gpus")
+def test_fit_builds_a_model_without_an_input_shape(distribution):
     # Keras builds such a model on its first call, inside the first train step; the step
     # must take the trainable variables after that call (there are none before it).
-    strategy = _strategy(kind, n)
+    strategy = distribution
     with strategy.scope():
         model = tf.keras.Sequential([tf.keras.layers.Dense(4, "relu"), tf.keras.layers.Dense(1)])
     model.compile(optimizer="sgd", loss="mse")

@@ -83,7 +83,8 @@ def test_a_slow_worker_changes_no_result():
         return float(strategy.reduce("SUM", ids, axis=None))
 
     plan = FaultPlan().slow_worker(0, seconds=0.01)
-    assert launch(prog, workers=2, faults=plan) == launch(prog, workers=2) == [6.0, 6.0]
+    got = launch(prog, workers=2, devices_per_worker=2, faults=plan)
+    assert got == launch(prog, workers=2, devices_per_worker=2) == [6.0, 6.0]
 
 
 def test_fault_plan_rejects_bad_entries():

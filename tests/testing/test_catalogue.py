@@ -75,6 +75,7 @@ def _replicas(example) -> int:
     return len(example) if isinstance(example, list) else 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", sorted(BROKEN))
 def test_every_broken_adapter_fails_the_property_meant_to_catch_it(broken):
     adapter = load_adapter(f"broken.{broken}", 4)

@@ -141,6 +141,7 @@ def test_unsupported_inputs_are_discarded_and_reported():
     assert outcome.status == PASS and "input(s) not run: would segfault" in outcome.message
 
 
+@pytest.mark.slow
 def test_a_failure_that_is_not_a_violation_is_reported_with_its_class():
     class Raises(OnlyReduce):
         def reduce(self, op, per_replica, axis):
@@ -190,6 +191,7 @@ def test_catalogue(conformance_property, run_conformance):
 """
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_parametrizes_strategies_and_properties(tmp_path):
     (tmp_path / "test_user.py").write_text(textwrap.dedent(PLUGIN_TESTS))
     registered = any(
@@ -240,6 +242,7 @@ def test_the_conformance_subcommand_mounts_on_an_argparse_command(capsys):
     assert "gather.inverts_split" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_command_and_the_plugin_load_without_hypothesis_or_tensorflow():
     code = (
         "import sys, simdist.testing, simdist.testing.cli, simdist.testing.plugin\n"

@@ -118,6 +118,7 @@ def test_the_runner_takes_workers(capsys):
     assert main(["--impl", "simdist", "--workers", "0"]) == 2
 
 
+@pytest.mark.slow
 def test_the_broken_multi_worker_adapters_show_the_bug():
     local = run_property(
         CATALOGUE["multi_worker.reduce.sum.axis_none"],

@@ -15,14 +15,14 @@ pytest.importorskip(
     "'simdist[tensorflow]'); the TensorFlow adapter cannot run",
 )
 
-from simdist.testing.adapters import load_adapter  # noqa: E402
-from simdist.testing.adapters.tensorflow_adapter import (  # noqa: E402
+from simdist.testing.adapters import load_adapter
+from simdist.testing.adapters.tensorflow_adapter import (
     MISMATCH_ABORT,
     ZERO_SIZE_CRASH,
 )
-from simdist.testing.known_differences import KNOWN_DIFFERENCES  # noqa: E402
-from simdist.testing.properties import CATALOGUE  # noqa: E402
-from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run  # noqa: E402
+from simdist.testing.known_differences import KNOWN_DIFFERENCES
+from simdist.testing.properties import CATALOGUE
+from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +46,7 @@ SINGLE_HOST = [
 ]
 
 
+@pytest.mark.slow
 def test_the_catalogue_on_tensorflow(adapter):
     outcomes = run(adapter, SINGLE_HOST, max_examples=6)
     report = "\n".join(f"{o.property.id} {o.status} {o.message[:300]}" for o in outcomes)

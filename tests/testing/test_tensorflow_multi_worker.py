@@ -15,12 +15,12 @@ pytest.importorskip(
     "'simdist[tensorflow]'); the TensorFlow adapter cannot run",
 )
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from simdist.testing.adapters import load_adapter  # noqa: E402
-from simdist.testing.adapters.tensorflow_adapter import MW_ZERO_SIZE_CRASH  # noqa: E402
-from simdist.testing.known_differences import KNOWN_DIFFERENCES  # noqa: E402
-from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run  # noqa: E402
+from simdist.testing.adapters import load_adapter
+from simdist.testing.adapters.tensorflow_adapter import MW_ZERO_SIZE_CRASH
+from simdist.testing.known_differences import KNOWN_DIFFERENCES
+from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +30,7 @@ def adapter():
     adapter.close()
 
 
+@pytest.mark.slow
 def test_the_cluster_is_real_multi_worker_tensorflow(adapter):
     assert (adapter.min_workers, adapter.max_workers, adapter.max_devices_per_worker) == (2, 2, 1)
     assert adapter.multi_worker_replica_ids(2, 1) == [(2, [0]), (2, [1])]
@@ -38,6 +39,7 @@ def test_the_cluster_is_real_multi_worker_tensorflow(adapter):
     assert [g.tolist() for g in got] == [[2.0, 4.0]] * 2
 
 
+@pytest.mark.slow
 def test_the_multi_worker_catalogue_on_tensorflow(adapter):
     outcomes = run(adapter, "multi_worker.*", max_examples=6)
     report = "\n".join(f"{o.property.id} {o.status} {o.message[:300]}" for o in outcomes)

@@ -104,6 +104,7 @@ def test_simdist_ps_operations(simdist_adapter):
         a.ps_failure_run(2, 2, 4, 1, 2)
 
 
+@pytest.mark.slow
 def test_the_broken_adapters_show_the_bug():
     cores = run_property(
         CATALOGUE["tpu.replicas_per_slice"], load_adapter("broken.tpu_cores_as_replicas")
@@ -137,6 +138,7 @@ def test_a_ps_failing_before_any_function_finishes(simdist_adapter):
         simdist_adapter.ps_failure_run(1, 1, 2, 0, 0)
 
 
+@pytest.mark.slow
 def test_tensorflow_partitioners_agree_with_the_reference():
     pytest.importorskip("tensorflow", reason="TensorFlow is not installed")
     adapter = load_adapter("tensorflow", 4)

@@ -22,7 +22,7 @@ from simdist.core.ops.creation_ops import (
     one_hot,
     ones,
     ones_like,
-    range,  # noqa: A004 - TF's name
+    range,
     zeros,
     zeros_like,
 )
@@ -41,7 +41,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-def identity(input, name=None) -> Tensor:  # noqa: A002 - TF's name
+def identity(input, name=None) -> Tensor:
     """The same value as a new tensor; gradients pass through."""
     x = convert_to_tensor(input)
     out = make_tensor(x._value, x._dtype)
@@ -83,7 +83,7 @@ def reshape(tensor, shape, name=None) -> Tensor:
     return out
 
 
-def expand_dims(input, axis, name=None) -> Tensor:  # noqa: A002
+def expand_dims(input, axis, name=None) -> Tensor:
     """Insert a length-1 axis at ``axis`` (in ``[-rank-1, rank]``)."""
     x = convert_to_tensor(input)
     xv = x._value
@@ -101,7 +101,7 @@ def expand_dims(input, axis, name=None) -> Tensor:  # noqa: A002
     return out
 
 
-def squeeze(input, axis=None, name=None) -> Tensor:  # noqa: A002
+def squeeze(input, axis=None, name=None) -> Tensor:
     """Remove length-1 axes: all of them, or those listed in ``axis``.
 
     Raises:
@@ -126,7 +126,7 @@ def squeeze(input, axis=None, name=None) -> Tensor:  # noqa: A002
     return out
 
 
-def tile(input, multiples, name=None) -> Tensor:  # noqa: A002
+def tile(input, multiples, name=None) -> Tensor:
     """Repeat ``input`` ``multiples[i]`` times along axis ``i``."""
     x = convert_to_tensor(input)
     xv = x._value
@@ -162,7 +162,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
     return out
 
 
-def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002
+def broadcast_to(input, shape, name=None) -> Tensor:
     """``input`` broadcast (NumPy rules) to ``shape``; the gradient is summed back."""
     x = convert_to_tensor(input)
     xv = x._value
@@ -259,21 +259,21 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
     return out
 
 
-def shape(input, out_type=dtypes.int32, name=None) -> Tensor:  # noqa: A002
+def shape(input, out_type=dtypes.int32, name=None) -> Tensor:
     """The shape of ``input`` as a 1-D integer tensor."""
     x = convert_to_tensor(input)
     out_type = dtypes.as_dtype(out_type)
     return make_tensor(np.array(x._value.shape, dtype=out_type._np), out_type)
 
 
-def size(input, out_type=dtypes.int32, name=None) -> Tensor:  # noqa: A002
+def size(input, out_type=dtypes.int32, name=None) -> Tensor:
     """The number of elements of ``input`` as a scalar integer tensor."""
     x = convert_to_tensor(input)
     out_type = dtypes.as_dtype(out_type)
     return make_tensor(np.array(x._value.size, dtype=out_type._np), out_type)
 
 
-def rank(input, name=None) -> Tensor:  # noqa: A002
+def rank(input, name=None) -> Tensor:
     """The number of dimensions of ``input`` as a scalar int32 tensor."""
     x = convert_to_tensor(input)
     return make_tensor(np.array(x._value.ndim, dtype=np.int32), dtypes.int32)

@@ -175,7 +175,7 @@ def conv_geometry(
 
 
 def conv2d(
-    input,  # noqa: A002 - TF's argument name
+    input,
     filters,
     strides,
     padding,
@@ -231,7 +231,7 @@ def conv2d(
 
 
 def convolution(
-    input,  # noqa: A002 - TF's argument name
+    input,
     filters,
     strides=None,
     padding="VALID",

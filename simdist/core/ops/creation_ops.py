@@ -52,21 +52,21 @@ def fill(dims, value, name=None) -> Tensor:
     return make_tensor(np.full(_dims(dims), v._value), v._dtype)
 
 
-def zeros_like(input, dtype=None, name=None) -> Tensor:  # noqa: A002 - TF's name
+def zeros_like(input, dtype=None, name=None) -> Tensor:
     """Zeros with the shape (and, unless ``dtype``, the dtype) of ``input``."""
     x = convert_to_tensor(input)
     dtype = x._dtype if dtype is None else dtypes.as_dtype(dtype)
     return make_tensor(np.zeros(x._value.shape, dtype._np), dtype)
 
 
-def ones_like(input, dtype=None, name=None) -> Tensor:  # noqa: A002 - TF's name
+def ones_like(input, dtype=None, name=None) -> Tensor:
     """Ones with the shape (and, unless ``dtype``, the dtype) of ``input``."""
     x = convert_to_tensor(input)
     dtype = x._dtype if dtype is None else dtypes.as_dtype(dtype)
     return make_tensor(np.ones(x._value.shape, dtype._np), dtype)
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # noqa: A001
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     """``[start, start + delta, ...]`` up to (excluding) ``limit``; ``range(n)`` is ``0..n-1``.
 
     Without ``dtype``: the widest of the arguments' dtypes (Python ints int32, floats

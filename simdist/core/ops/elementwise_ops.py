@@ -57,7 +57,7 @@ def negative(x, name=None) -> Tensor:
     return _unary("Neg", x, np.negative, lambda g, x, y: -g, floating=False)
 
 
-def abs(x, name=None) -> Tensor:  # noqa: A001 - TF's name
+def abs(x, name=None) -> Tensor:
     """``|x|``; the gradient is ``sign(x)`` (0 at 0)."""
     return _unary("Abs", x, np.abs, lambda g, x, y: g * np.sign(x), floating=False)
 
@@ -110,7 +110,7 @@ def reciprocal(x, name=None) -> Tensor:
     return _unary("Reciprocal", x, np.reciprocal, lambda g, x, y: -g * y * y)
 
 
-def round(x, name=None) -> Tensor:  # noqa: A001 - TF's name
+def round(x, name=None) -> Tensor:
     """Round half to even (banker's rounding), as TF. Not differentiable."""
     return _unary("Round", x, np.round, None, floating=False)
 

@@ -61,7 +61,7 @@ def _relu_masked(g: np.ndarray, y: np.ndarray, activation) -> np.ndarray:
 
 
 def conv2d_bias_activation(
-    input,  # noqa: A002 - TF's argument name
+    input,
     filters,
     bias=None,
     strides=1,

@@ -82,7 +82,7 @@ def _nested_text(obj, summarize: int) -> str:
     return repr(obj) if isinstance(obj, str) else str(obj)
 
 
-def print(  # noqa: A001 - TF's name
+def print(
     *inputs, output_stream=None, sep: str = " ", end: str = "\n", summarize=3, name=None
 ) -> None:
     """Print ``inputs`` as TF's ``tf.print`` does (to stderr by default).

@@ -28,7 +28,7 @@ from simdist.core.ops.comparison_ops import (
     not_equal,
 )
 from simdist.core.ops.elementwise_ops import (
-    abs,  # noqa: A004 - TF's name
+    abs,
     ceil,
     exp,
     floor,
@@ -36,7 +36,7 @@ from simdist.core.ops.elementwise_ops import (
     log1p,
     negative,
     reciprocal,
-    round,  # noqa: A004 - TF's name
+    round,
     rsqrt,
     sign,
     sqrt,
@@ -209,7 +209,7 @@ def floormod(x, y, name=None) -> Tensor:
     return out
 
 
-def pow(x, y, name=None) -> Tensor:  # noqa: A001 - TF's name
+def pow(x, y, name=None) -> Tensor:
     """``x ** y`` element-wise.
 
     Raises:

@@ -177,7 +177,7 @@ def _pool(op: str, value, ksize, strides, padding, data_format: str, kind: str) 
     return out
 
 
-def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=None) -> Tensor:  # noqa: A002
+def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=None) -> Tensor:
     """The maximum of each ``ksize`` window (``tf.nn.max_pool2d``).
 
     Args:
@@ -195,7 +195,7 @@ def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=N
     return _pool("MaxPool", input, ksize, strides, padding, data_format, "max")
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=None) -> Tensor:  # noqa: A002
+def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=None) -> Tensor:
     """The mean of each ``ksize`` window, padding not counted (``tf.nn.avg_pool2d``).
 
     Raises:
@@ -204,7 +204,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC", name=N
     return _pool("AvgPool", input, ksize, strides, padding, data_format, "avg")
 
 
-def _nd_pool(op, fn, input, ksize, strides, padding, data_format) -> Tensor:  # noqa: A002
+def _nd_pool(op, fn, input, ksize, strides, padding, data_format) -> Tensor:
     """``tf.nn.max_pool``/``avg_pool``: 4-D inputs pool in 2-D, 3-D inputs in 1-D."""
     (x,) = as_tensors(op, input)
     rank = x._value.ndim
@@ -243,11 +243,11 @@ def _one_d(value, name: str, fmt: str) -> int:
     raise ValueError(f"{name} should be of length 1 or 3 for 1-D pooling, got {values}.")
 
 
-def max_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+def max_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:
     """``tf.nn.max_pool``: 2-D max pooling of 4-D inputs, 1-D of 3-D inputs."""
     return _nd_pool("MaxPool", max_pool2d, input, ksize, strides, padding, data_format)
 
 
-def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:  # noqa: A002
+def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:
     """``tf.nn.avg_pool``: 2-D average pooling of 4-D inputs, 1-D of 3-D inputs."""
     return _nd_pool("AvgPool", avg_pool2d, input, ksize, strides, padding, data_format)

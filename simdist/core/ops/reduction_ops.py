@@ -203,11 +203,11 @@ def _arg(op: str, input, axis, output_type, fn) -> Tensor:
     return make_tensor(fn(x._value, axis=ax).astype(output_type._np), output_type)
 
 
-def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+def argmax(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:
     """Index of the largest value along ``axis`` (default 0); the first one on ties."""
     return _arg("ArgMax", input, axis, output_type, np.argmax)
 
 
-def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+def argmin(input, axis=None, output_type=dtypes.int64, name=None) -> Tensor:
     """Index of the smallest value along ``axis`` (default 0); the first one on ties."""
     return _arg("ArgMin", input, axis, output_type, np.argmin)

@@ -34,7 +34,8 @@ import dataclasses
 import os
 from typing import Any
 
-from simdist.distribute import virtual_devices
+from simdist import settings
+from simdist.distribute import tpu_system, virtual_devices
 from simdist.distribute.cluster_resolver.cluster_spec import ClusterSpec
 from simdist.distribute.cluster_resolver.resolvers import ClusterResolver, format_master_url
 from simdist.topology import tpu as tpu_presets
@@ -42,8 +43,8 @@ from simdist.topology.model import Topology
 
 __all__ = ["TPUClusterResolver", "TPUSlice", "TPUSystemMetadata", "resolve_slice", "DEFAULT_TPU"]
 
-DEFAULT_TPU = "v3-8"
-_ENV = "SIMDIST_TPU"
+DEFAULT_TPU = settings.Settings().tpu
+_ENV = settings.env_name("tpu")
 _PORT = 8470
 _LOCAL_NAMES = ("", "local")
 
@@ -117,7 +118,7 @@ def resolve_slice(name: str) -> TPUSlice:
 
 
 def _local_slice() -> TPUSlice:
-    name = os.environ.get(_ENV, DEFAULT_TPU)
+    name = settings.get().tpu
     local = resolve_slice(name)
     if local.num_hosts > 1:
         raise ValueError(
@@ -183,7 +184,7 @@ class TPUClusterResolver(ClusterResolver):
         elif tpu.startswith("grpc://"):
             self._tpu = tpu
             self._address = tpu[len("grpc://") :]
-            self._slice = resolve_slice(os.environ.get(_ENV, DEFAULT_TPU))
+            self._slice = resolve_slice(settings.get().tpu)
         else:
             self._slice = resolve_slice(tpu)
             self._tpu = self._slice.accelerator_type
@@ -199,11 +200,9 @@ class TPUClusterResolver(ClusterResolver):
         Raises:
             ValueError: an unknown TPU name.
         """
-        from simdist import tpu as tpu_lib
-
         resolver = TPUClusterResolver(tpu, zone, project)
-        tpu_lib.experimental_connect_to_cluster(resolver)
-        tpu_lib.initialize_tpu_system(resolver)
+        tpu_system.connect(resolver)
+        tpu_system.initialize(resolver)
         return resolver
 
     # --- simdist's view ---------------------------------------------------------------------
@@ -273,9 +272,7 @@ class TPUClusterResolver(ClusterResolver):
     def get_tpu_system_metadata(self) -> TPUSystemMetadata:
         """The TPU devices this process sees: all of the slice's once its system is
         initialized, none before."""
-        from simdist import tpu as tpu_lib
-
-        system = tpu_lib.initialized_system(self)
+        system = tpu_system.initialized_system(self)
         if system is None:
             return TPUSystemMetadata(0, 0, 0, None, ())
         s = self._slice
@@ -284,9 +281,7 @@ class TPUClusterResolver(ClusterResolver):
     @property
     def tpu_hardware_feature(self):
         """The initialized system's topology (TF: its hardware feature proto), else None."""
-        from simdist import tpu as tpu_lib
-
-        system = tpu_lib.initialized_system(self)
+        system = tpu_system.initialized_system(self)
         return None if system is None else system.topology
 
     @property

@@ -30,8 +30,8 @@ from simdist.distribute.coordinator.remote_value import (
     RemoteValueImpl,
 )
 from simdist.distribute.coordinator.scheduler import Scheduler
+from simdist.distribute.faults import FaultPlan
 from simdist.distribute.ps_values import Transaction
-from simdist.sim.faults import FaultPlan
 
 __all__ = ["ClosureRun", "ClusterCoordinator", "PerWorkerDataset"]
 

@@ -46,7 +46,7 @@ import numpy as np
 from simdist.testing.adapters.cluster_operations import ClusterOperations
 
 
-class Unsupported(Exception):  # noqa: N818 - a signal, not an error of the caller
+class Unsupported(Exception):
     """Raised by an adapter for an input its implementation cannot take without crashing.
 
     The runner discards that example (``hypothesis.reject``) and lists the reason in the
@@ -154,7 +154,7 @@ class Adapter(ClusterOperations):
         """Builds the implementation's strategy object ``name`` over ``num_replicas``."""
         raise NotImplementedError(f"{self.name} builds no strategy objects")
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Releases whatever the adapter holds (called by the runner when done)."""
 
     # --- collectives ----------------------------------------------------------------------

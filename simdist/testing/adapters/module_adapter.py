@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from simdist.testing.adapters import worker_program
 from simdist.testing.adapters.base import Adapter, Nest
 
 
@@ -151,34 +152,10 @@ class ModuleAdapter(Adapter):
         lr: float,
         global_batch_size: int,
     ) -> tuple[np.ndarray, list[list[np.ndarray]]]:
-        tf = self.tf
         strategy = self._strategy(len(per_replica_x))
-        with strategy.scope():
-            w = tf.Variable(np.asarray(params[0], np.float64))
-            b = tf.Variable(np.asarray(params[1], np.float64))
-            optimizer = tf.keras.optimizers.SGD(learning_rate=lr)
-
-        def step(x, y):
-            with tf.GradientTape() as tape:
-                logits = tf.matmul(x, w) + b
-                per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits)
-                loss = tf.nn.compute_average_loss(per_example, global_batch_size=global_batch_size)
-            grads = tape.gradient(loss, [w, b])
-            optimizer.apply_gradients(zip(grads, [w, b], strict=True))
-            return loss
-
-        xs = self._distributed(strategy, [np.asarray(x, np.float64) for x in per_replica_x])
-        ys = self._distributed(strategy, [np.asarray(y, np.int64) for y in per_replica_y])
-        loss = strategy.reduce("SUM", strategy.run(step, args=(xs, ys)), axis=None)
-        per_replica_params = [
-            [_numpy(w_r), _numpy(b_r)]
-            for w_r, b_r in zip(
-                strategy.experimental_local_results(w),
-                strategy.experimental_local_results(b),
-                strict=True,
-            )
-        ]
-        return _numpy(loss), per_replica_params
+        return worker_program.train_step(
+            self.tf, strategy, params, per_replica_x, per_replica_y, lr, global_batch_size
+        )
 
     # --- variables ------------------------------------------------------------------------
     def _variable(self, strategy: Any, initial: Any, aggregation: str, sync: str = "AUTO"):

@@ -194,7 +194,7 @@ class _TPUAndPSOperations:
         }
 
     def ps_counter_closures(self, workers, closures, kills, seed):
-        from simdist.sim.faults import FaultPlan
+        from simdist.distribute.faults import FaultPlan
 
         tf = self.tf
         plan = FaultPlan()
@@ -232,7 +232,7 @@ class _TPUAndPSOperations:
         return np.asarray([_numpy(x)] + [_numpy(r.fetch()) for r in results], np.float64)
 
     def ps_failure_run(self, workers, num_ps, closures, failing_ps, after_closures):
-        from simdist.sim.faults import FaultPlan
+        from simdist.distribute.faults import FaultPlan
 
         tf = self.tf
         strategy = self._ps_strategy(workers, num_ps)

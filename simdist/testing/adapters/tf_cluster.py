@@ -82,7 +82,7 @@ class WorkerPool:
         for w in range(workers):
             config = {"cluster": {"worker": addresses}, "task": {"type": "worker", "index": w}}
             env["TF_CONFIG"] = json.dumps(config)
-            log = open(self._log_path(w), "wb")  # noqa: SIM115 - closed with the process
+            log = open(self._log_path(w), "wb")
             proc = subprocess.Popen(
                 [python or sys.executable, "-m", "simdist.testing.adapters.tf_cluster"],
                 stdin=subprocess.PIPE,
@@ -170,7 +170,7 @@ class WorkerPool:
             return None
         body = bytes(buffer[_HEADER.size : _HEADER.size + size])
         del buffer[: _HEADER.size + size]
-        return pickle.loads(body)  # noqa: S301 - our own child processes
+        return pickle.loads(body)
 
     def close(self, kill: bool = False) -> None:
         """Stops every worker process: at once with ``kill``, else at EOF of its requests
@@ -198,7 +198,7 @@ def _read_frame(stream) -> Any:
     if len(header) < _HEADER.size:
         return None
     (size,) = _HEADER.unpack(header)
-    return pickle.loads(stream.read(size))  # noqa: S301 - from our parent process
+    return pickle.loads(stream.read(size))
 
 
 def worker_main() -> None:

@@ -12,7 +12,7 @@ and register with the same ``prop`` decorator.
 
 from simdist.testing.properties import collectives as collectives
 from simdist.testing.properties import errors as errors
-from simdist.testing.properties import input as input  # noqa: A004 - the area's name
+from simdist.testing.properties import input as input
 from simdist.testing.properties import multi_worker as multi_worker
 from simdist.testing.properties import multi_worker_input as multi_worker_input
 from simdist.testing.properties import parameter_server as parameter_server

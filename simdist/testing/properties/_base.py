@@ -224,7 +224,7 @@ def expect_raises(
     )
     try:
         result = fn()
-    except Exception as error:  # noqa: BLE001 - the class is what is checked
+    except Exception as error:
         if kind.matches(error):
             return
         if type(error).__name__ == "Unsupported":

@@ -1,4 +1,4 @@
-"""The seeds' strategy examples, run verbatim (``import simdist as tf``); their printed
+"""The source documents' strategy examples, run verbatim (``import simdist as tf``); their printed
 outputs (multi_worker_mirrored_strategy_api, custom_training_tutorial) are the expectations."""
 
 import numpy as np

@@ -1,5 +1,8 @@
 """Faults on purpose: deterministic plans of worker deaths, ps failures and stragglers.
 
+Below its users (the cluster coordinator, the launcher in :mod:`simdist.sim`, which
+re-exports the names); it imports nothing from simdist.
+
 One plan type serves every virtual cluster; each strategy reads the faults that apply to it.
 Every clock is simulated, never wall time, so a run with a plan is as reproducible as one
 without:

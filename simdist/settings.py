@@ -1,0 +1,194 @@
+"""simdist's process settings: every ``SIMDIST_*`` environment variable, read once, in one place.
+
+:func:`get` reads the environment the first time it is called and keeps the result, a frozen
+:class:`Settings`; every module asks it instead of ``os.environ``. A bad value raises
+``ValueError`` naming the variable, at that first read. Tests change a setting with
+:func:`override` (a context manager) or re-read the environment with :func:`reload`.
+``docs/settings.md`` is the table of variables (a test checks it against this file).
+
+>>> Settings.from_environ({}).virtual_gpus
+4
+>>> Settings.from_environ({"SIMDIST_VIRTUAL_GPUS": "2"}).virtual_gpus
+2
+>>> with override(worker_timeout=5.0):
+...     get().worker_timeout
+5.0
+>>> Settings.from_environ({"SIMDIST_PIN_REPLICA_THREADS": "yes"})
+Traceback (most recent call last):
+ValueError: SIMDIST_PIN_REPLICA_THREADS='yes' must be 0 or 1.
+
+This module sits at the bottom of the layer graph beside ``errors``: it imports nothing from
+simdist, so every layer may read it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import threading
+from collections.abc import Iterator, Mapping
+
+__all__ = ["Settings", "get", "override", "reload", "env_name", "ENV_VARS"]
+
+
+def _seconds(name: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} must be a number of seconds.") from None
+    if not value > 0:
+        raise ValueError(f"{name}={raw!r} must be a number of seconds > 0.")
+    return value
+
+
+def _switch(name: str, raw: str) -> bool:
+    if raw not in ("0", "1"):
+        raise ValueError(f"{name}={raw!r} must be 0 or 1.")
+    return raw == "1"
+
+
+def _count(name: str, raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(
+            f"{name}={raw!r} is not an integer; set it to a GPU count such as 4."
+        ) from None
+    if value < 0:
+        raise ValueError(f"{name}={raw!r} must be >= 0.")
+    return value
+
+
+def _text(name: str, raw: str) -> str:
+    del name
+    return raw.strip()
+
+
+def _setting(env: str, default, parse, doc: str):
+    return dataclasses.field(default=default, metadata={"env": env, "parse": parse, "doc": doc})
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The value of every ``SIMDIST_*`` variable (or its default) for this process."""
+
+    virtual_gpus: int = _setting(
+        "SIMDIST_VIRTUAL_GPUS", 4, _count,
+        "Virtual GPUs of a simulated host: the one process, each `simdist launch` worker "
+        "(unless `--devices-per-worker` says otherwise) and each `mpiexec` process.",
+    )
+    collective_algo: str = _setting(
+        "SIMDIST_COLLECTIVE_ALGO", "", _text,
+        "Force a collective algorithm: one name (`ring`), or `collective=name` pairs "
+        "(`all_reduce=tree,all_gather=ring`); empty: chosen by message size and topology.",
+    )
+    replica_timeout: float = _setting(
+        "SIMDIST_REPLICA_TIMEOUT", 600.0, _seconds,
+        "Seconds a replica may run without reaching a collective before "
+        "`DeadlineExceededError`.",
+    )
+    worker_timeout: float = _setting(
+        "SIMDIST_WORKER_TIMEOUT", 600.0, _seconds,
+        "Seconds a worker of a virtual cluster (or a collective across workers) may take "
+        "before `DeadlineExceededError`.",
+    )
+    pin_replica_threads: bool = _setting(
+        "SIMDIST_PIN_REPLICA_THREADS", True, _switch,
+        "`1`: a run's replica threads share the caller's CPU (fewer cache misses on a "
+        "shared machine); `0`: they may run on every CPU. Results are the same bits.",
+    )
+    mpi_native_allreduce: bool = _setting(
+        "SIMDIST_MPI_NATIVE_ALLREDUCE", False, _switch,
+        "`1`: under `mpiexec`, all-reduce with MPI's own `Allreduce` (faster, not bit-identical "
+        "to the virtual cluster); `0`: simdist's ring, bit-identical.",
+    )
+    tpu: str = _setting(
+        "SIMDIST_TPU", "v3-8", _text,
+        "The accelerator type of the TPU attached to this host (`TPUClusterResolver('')` / "
+        "`'local'`), e.g. `v4-8`; one host only.",
+    )
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings an environment gives (default: ``os.environ``).
+
+        Raises:
+            ValueError: a variable whose value does not parse (the message names it).
+        """
+        environ = os.environ if environ is None else environ
+        values = {}
+        for field in dataclasses.fields(cls):
+            raw = environ.get(field.metadata["env"])
+            if raw is not None:
+                values[field.name] = field.metadata["parse"](field.metadata["env"], raw)
+        return cls(**values)
+
+
+ENV_VARS: dict[str, str] = {f.metadata["env"]: f.name for f in dataclasses.fields(Settings)}
+"""Each environment variable's field of :class:`Settings`."""
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a :class:`Settings` field (for messages that name it).
+
+    >>> env_name("replica_timeout")
+    'SIMDIST_REPLICA_TIMEOUT'
+    """
+    for f in dataclasses.fields(Settings):
+        if f.name == field:
+            return f.metadata["env"]
+    raise KeyError(f"no setting {field!r}")
+
+_lock = threading.Lock()
+_current: Settings | None = None
+
+
+def get() -> Settings:
+    """This process's settings, read from the environment on the first call.
+
+    Raises:
+        ValueError: a ``SIMDIST_*`` variable with a bad value.
+    """
+    global _current
+    current = _current
+    if current is None:
+        with _lock:
+            if _current is None:
+                _current = Settings.from_environ()
+            current = _current
+    return current
+
+
+def reload() -> Settings:
+    """Read the environment again (for tests that set a variable); returns the new settings."""
+    global _current
+    fresh = Settings.from_environ()
+    with _lock:
+        _current = fresh
+    return fresh
+
+
+@contextlib.contextmanager
+def override(**changes) -> Iterator[Settings]:
+    """Within the block, :func:`get` returns the settings with ``changes`` (field names).
+
+    Raises:
+        TypeError: a name that is not a field of :class:`Settings`.
+    """
+    global _current
+    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(Settings)})
+    if unknown:
+        raise TypeError(
+            f"override() got unknown setting(s) {unknown}; the settings are "
+            f"{[f.name for f in dataclasses.fields(Settings)]}."
+        )
+    before = get()
+    changed = dataclasses.replace(before, **changes)
+    with _lock:
+        _current = changed
+    try:
+        yield changed
+    finally:
+        with _lock:
+            _current = before
