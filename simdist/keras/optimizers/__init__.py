@@ -5,19 +5,22 @@ Names resolve as Keras 2 resolves them: case-insensitively for the built-in opti
 """
 
 from simdist.keras.optimizers import schedules as schedules
+from simdist.keras.optimizers.adadelta import Adadelta as Adadelta
 from simdist.keras.optimizers.adagrad import Adagrad as Adagrad
 from simdist.keras.optimizers.adam import Adam as Adam
 from simdist.keras.optimizers.adamax import Adamax as Adamax
 from simdist.keras.optimizers.adamw import AdamW as AdamW
+from simdist.keras.optimizers.ftrl import Ftrl as Ftrl
 from simdist.keras.optimizers.nadam import Nadam as Nadam
 from simdist.keras.optimizers.optimizer import Optimizer as Optimizer
 from simdist.keras.optimizers.rmsprop import RMSprop as RMSprop
 from simdist.keras.optimizers.sgd import SGD as SGD
 
 _BY_NAME = {
-    cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, Adamax, Adagrad, Nadam, RMSprop)
+    cls.__name__.lower(): cls
+    for cls in (SGD, Adam, AdamW, Adamax, Adagrad, Adadelta, Ftrl, Nadam, RMSprop)
 }
-_NOT_YET = ("adadelta", "ftrl", "adafactor", "lion")
+_NOT_YET = ("adafactor", "lion")
 
 
 def serialize(optimizer: Optimizer) -> dict:
