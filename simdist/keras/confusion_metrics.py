@@ -143,7 +143,7 @@ def confusion_counts(
         }
     positive = preds[None, :] > thresholds[:, None]
 
-    def count(mask):  # noqa: E306
+    def count(mask):
         return np.sum(mask * w[None, :], axis=1, dtype=dtype)
 
     return {

@@ -267,6 +267,7 @@ LecunUniform = _preset(
     "LecunUniform", 1.0, "fan_in", "uniform", "Uniform, limit = sqrt(3 / fan_in)."
 )
 
+
 class Orthogonal(_Random):
     """A (semi-)orthogonal matrix times ``gain``: the Q of a QR decomposition of a normal
     ``(max(rows, cols), min(rows, cols))`` matrix, signs fixed by R's diagonal, rows being the

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from simdist.core.ops import (
     array_ops,
     comparison_ops,
@@ -125,8 +127,6 @@ def mean_squared_logarithmic_error(y_true, y_pred) -> Tensor:
 
 def _signed_labels(y_true: Tensor) -> Tensor:
     """Labels 0/1 as -1/1 (labels already in -1/1 are kept), as Keras 2's hinge losses."""
-    import numpy as np
-
     values = np.asarray(y_true._value)
     if values.size and np.all((values == 0) | (values == 1)):
         return math_ops.subtract(math_ops.multiply(2.0, y_true), 1.0)

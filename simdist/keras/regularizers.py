@@ -167,7 +167,7 @@ class OrthogonalRegularizer(Regularizer):
         return {"factor": self.factor, "mode": self.mode}
 
 
-def l1_l2(l1=0.01, l2=0.01) -> L1L2:  # noqa: E741
+def l1_l2(l1=0.01, l2=0.01) -> L1L2:
     """An :class:`L1L2` with both penalties (0.01 each by default)."""
     return L1L2(l1=l1, l2=l2)
 
