@@ -1,21 +1,23 @@
 """Benchmark: the Fashion-MNIST CNN's train step (batch 64, forward + backward + Adam) on simdist.
 
-Prints one table: ms/step, the step's FLOPs, attained GFLOP/s, and that as a fraction of
-NumPy's float32 GEMM rate on 1024x1024 matrices measured in the same run (goal >= 35%).
-If TensorFlow is importable, the same model and step in TF on the CPU, and simdist/TF
-(goal <= 2x). Ratios are measured side by side in one process; the machine is shared and
-noisy, so each figure is the median of several repeats.
+Prints one table per load (quiet, then two busy-loop processes beside it): ms per call,
+attained GFLOP/s, and that as a fraction of NumPy's float32 GEMM rate on 1024x1024 matrices
+with one BLAS thread; for simdist's step and the GEMM also the same with two BLAS threads
+(the evidence for the BLAS thread policy, ``simdist.core.blas_threads``), and, if
+TensorFlow is importable, the same model and step in TF on the CPU. The contenders run in
+turns, block by block, in one process (``side_by_side``), so their ratios compare the same
+minutes of a shared machine.
 
-    python scenarios/bench_core.py [--steps 20] [--batch 64]
+    python scenarios/bench_core.py [--steps 10] [--rounds 5] [--batch 64] [--busy 0 2]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from busy_load import busy, label  # scenarios/ is on sys.path when run as a script
+from side_by_side import print_table, side_by_side
 
 
 def conv_flops(batch, h, w, cin, cout, k) -> tuple[int, int, int]:
@@ -39,23 +41,39 @@ def step_flops(batch: int) -> int:
     return (c1[0] + c1[1]) + sum(c2) + 3 * d1 + 3 * d2
 
 
-def median_ms(fn, repeats: int, inner: int) -> float:
-    fn()  # warm up
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - start) * 1000 / inner)
-    return statistics.median(samples)
-
-
-def gemm_gflops(repeats: int) -> float:
+def gemm(size: int = 1024):
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((1024, 1024), dtype=np.float32)
-    b = rng.standard_normal((1024, 1024), dtype=np.float32)
-    ms = median_ms(lambda: a @ b, repeats, 5)
-    return 2 * 1024**3 / (ms / 1000) / 1e9
+    a = rng.standard_normal((size, size), dtype=np.float32)
+    b = rng.standard_normal((size, size), dtype=np.float32)
+    return lambda: a @ b
+
+
+def with_blas_threads(threads: int, fn):
+    """``fn`` run with NumPy's BLAS at ``threads`` threads (simdist's policy is one)."""
+    import threadpoolctl
+
+    controller = threadpoolctl.ThreadpoolController()
+
+    def run():
+        with controller.limit(limits=threads, user_api="blas"):
+            fn()
+
+    return run
+
+
+def with_intra_op_threads(threads: int, fn):
+    """``fn`` run with simdist's intra-op parallelism at ``threads`` threads."""
+    from simdist.core import intra_op
+
+    def run():
+        before = intra_op.intra_op_threads()
+        intra_op.set_intra_op_threads(threads)
+        try:
+            fn()
+        finally:
+            intra_op.set_intra_op_threads(before)
+
+    return run
 
 
 def make_batch(batch: int):
@@ -132,53 +150,50 @@ def tensorflow_step(batch: int):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=10, help="steps per timing sample")
-    parser.add_argument("--repeats", type=int, default=5, help="timing samples (median taken)")
+    parser.add_argument("--steps", type=int, default=10, help="steps per timing block")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating blocks (median)")
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument(
+        "--busy", type=int, nargs="+", default=[0, 2], help="busy processes beside it, per run"
+    )
     args = parser.parse_args()
 
+    import simdist  # noqa: F401 - its BLAS policy (one thread) applies from here on
+
     flops = step_flops(args.batch)
-    gemm = gemm_gflops(args.repeats)
-    sd_ms = median_ms(simdist_step(args.batch), args.repeats, args.steps)
-    sd_gflops = flops / (sd_ms / 1000) / 1e9
-    rows = [
-        ("numpy float32 GEMM 1024^3", "-", "-", f"{gemm:.1f}", "100%"),
-        (
-            f"simdist CNN step (batch {args.batch})",
-            f"{sd_ms:.2f}",
-            f"{flops / 1e9:.3f}",
-            f"{sd_gflops:.1f}",
-            f"{100 * sd_gflops / gemm:.0f}%",
+    contenders = {
+        "numpy float32 GEMM 1024^3, 1 BLAS thread": gemm(),
+        "numpy float32 GEMM 1024^3, 2 BLAS threads": with_blas_threads(2, gemm()),
+        f"simdist CNN step (batch {args.batch})": simdist_step(args.batch),
+        "simdist, the same step with 2 BLAS threads": with_blas_threads(
+            2, simdist_step(args.batch)
         ),
-    ]
+        "simdist, the same step on 1 intra-op thread": with_intra_op_threads(
+            1, simdist_step(args.batch)
+        ),
+    }
+    gemm_flops = {name: 2 * 1024**3 for name in contenders if "GEMM" in name}
     tf_result = tensorflow_step(args.batch)
     if tf_result is not None:
         tf_fn, tf_version = tf_result
-        tf_ms = median_ms(tf_fn, args.repeats, args.steps)
-        tf_gflops = flops / (tf_ms / 1000) / 1e9
-        rows.append(
-            (
-                f"TensorFlow {tf_version} CPU, same step",
-                f"{tf_ms:.2f}",
-                f"{flops / 1e9:.3f}",
-                f"{tf_gflops:.1f}",
-                f"{100 * tf_gflops / gemm:.0f}%",
-            )
-        )
-    header = ("what", "ms/step", "GFLOP/step", "GFLOP/s", "of GEMM rate")
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print(
-            "  ".join(
-                str(c).rjust(w) if i else str(c).ljust(w)
-                for i, (c, w) in enumerate(zip(row, widths, strict=True))
-            )
-        )
-    print()
-    print(f"simdist attains {100 * sd_gflops / gemm:.0f}% of the GEMM rate (goal >= 35%).")
-    if tf_result is not None:
-        print(f"simdist/TF time ratio: {sd_ms / tf_ms:.2f}x (goal <= 2x).")
-    else:
+        contenders[f"TensorFlow {tf_version} CPU, same step"] = tf_fn
+    for load in args.busy:
+        with busy(load):
+            ms = side_by_side(contenders, args.rounds, args.steps)
+        rate = gemm_flops | {name: flops for name in contenders if name not in gemm_flops}
+        gflops = {name: rate[name] / (ms[name] / 1000) / 1e9 for name in contenders}
+        peak = gflops["numpy float32 GEMM 1024^3, 1 BLAS thread"]
+        print(f"\n{label(load)}: median of {args.rounds} alternating blocks of {args.steps}")
+        rows = [
+            (name, f"{ms[name]:.2f}", f"{gflops[name]:.1f}", f"{100 * gflops[name] / peak:.0f}%")
+            for name in contenders
+        ]
+        print_table(("what", "ms/call", "GFLOP/s", "of 1-thread GEMM"), rows)
+        simdist_ms = ms[f"simdist CNN step (batch {args.batch})"]
+        if tf_result is not None:
+            tf_ms = ms[f"TensorFlow {tf_version} CPU, same step"]
+            print(f"simdist/TF time ratio: {simdist_ms / tf_ms:.2f}x")
+    if tf_result is None:
         print("TensorFlow not importable: no TF comparison (pip install '.[tensorflow]').")
 
 

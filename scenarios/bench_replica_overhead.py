@@ -3,10 +3,10 @@
 Prints three tables:
 
 1. a thread hand-over (a lock ping-pong round trip) with both threads on one CPU and on two
-   (Linux; why the runner keeps a run's threads on one CPU);
+   (Linux; what the opt-in ``SIMDIST_PIN_REPLICA_THREADS=1`` saves);
 2. ``strategy.run`` of a step with one ``merge_call`` and no arithmetic, at 1 and 4
-   replicas, with the replica threads pinned (the default) and not
-   (``SIMDIST_PIN_REPLICA_THREADS=0``);
+   replicas, with the replica threads free (the default) and pinned to one CPU
+   (``SIMDIST_PIN_REPLICA_THREADS=1``);
 3. the tutorial's Fashion-MNIST CNN train step with one image per replica, split into forward, loss,
    ``trainable_variables`` and ``tape.gradient``, per replica: the fixed Python cost that 4
    replicas pay four times.
@@ -123,12 +123,12 @@ def main() -> None:
         print(f"  both threads on CPU {cpus[0]}:        {ping_pong([cpus[0]]):7.1f} us")
         print(f"  on CPUs {cpus[0]} and {cpus[1]}:               {ping_pong(cpus[:2]):7.1f} us")
     print("\nstrategy.run of a step with one merge_call, us per run")
-    print("replicas   pinned (default)   SIMDIST_PIN_REPLICA_THREADS=0")
+    print("replicas   free (default)   SIMDIST_PIN_REPLICA_THREADS=1")
     for replicas in (1, 4):
-        pinned = empty_step_us(replicas)
-        with settings.override(pin_replica_threads=False):
-            free = empty_step_us(replicas)
-        print(f"{replicas:8d}   {pinned:16.0f}   {free:29.0f}")
+        free = empty_step_us(replicas)
+        with settings.override(pin_replica_threads=True):
+            pinned = empty_step_us(replicas)
+        print(f"{replicas:8d}   {free:14.0f}   {pinned:29.0f}")
     print("\nthe tutorial's Fashion-MNIST CNN, one image per replica: ms per replica per step")
     print("replicas   forward     loss   trainable_variables   gradient")
     for replicas in (1, 4):

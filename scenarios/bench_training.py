@@ -1,22 +1,26 @@
-"""Benchmark: one epoch of the Fashion-MNIST CNN at 1 and 4 virtual replicas (and TF, if installed).
+"""Benchmark: the tutorial's CNN train step at 1 and 4 replicas, simdist and TF side by side.
 
-Prints images/s for the tutorial's custom loop (global batch 64) on synthetic digits shaped
-like Fashion-MNIST: simdist with MirroredStrategy on 1 and on 4 virtual GPUs and, when
-TensorFlow is importable, TF's MirroredStrategy on 1 and 4 logical CPU devices, in the same
-run. Goals (issue 5): simdist within 2x of TF-CPU at 4 replicas; simdist's 4-replica epoch
-within 15 % of its 1-replica epoch.
+The tutorial's custom loop (global batch 64, Adam, ``compute_average_loss``) on synthetic
+digits shaped like Fashion-MNIST: simdist's MirroredStrategy on 1 and 4 virtual GPUs (and
+4 with the opt-in ``SIMDIST_PIN_REPLICA_THREADS=1``) and, when TensorFlow is importable,
+TF's MirroredStrategy on 1 and 4 logical CPU devices. All contenders run in turns, block by
+block, in one process (``side_by_side``), once on the machine as it is and once with two
+busy-loop processes beside it (``--busy``), so every ratio compares the same minutes.
+Goals (issue 13): simdist/TF <= 2.0 at 1 and 4 replicas beside two busy processes; on a
+quiet machine <= 1.0 at 1 replica, and simdist's 4-replica step <= 1.15x its 1-replica step.
 
-    python scenarios/bench_training.py [--images 60000] [--batch 64]
+    python scenarios/bench_training.py [--images 6400] [--steps 10] [--rounds 5] [--busy 0 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 from bench_core import tensorflow_model  # scenarios/ is on sys.path when run as a script
+from busy_load import busy, label
+from side_by_side import print_table, side_by_side
 
 
 def data(n: int):
@@ -26,13 +30,15 @@ def data(n: int):
     return images[..., None].astype(np.float32) / 255, labels.astype(np.int64)
 
 
-def simdist_epoch(images, labels, replicas: int, batch: int) -> float:
+def simdist_step(images, labels, replicas: int, batch: int, pin: bool = False):
+    """A callable running one step; ``pin`` runs it with SIMDIST_PIN_REPLICA_THREADS=1."""
     import simdist as tf
     from simdist.demo import create_model
 
     tf.random.set_seed(0)
     strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(replicas)])
-    dataset = tf.data.Dataset.from_tensor_slices((images, labels)).batch(batch, drop_remainder=True)
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+    dataset = dataset.batch(batch, drop_remainder=True).repeat()
     with strategy.scope():
         model = create_model()
         optimizer = tf.keras.optimizers.Adam()
@@ -54,17 +60,24 @@ def simdist_epoch(images, labels, replicas: int, batch: int) -> float:
     def step(inputs):
         return strategy.reduce("SUM", strategy.run(train_step, args=(inputs,)), axis=None)
 
-    start = time.perf_counter()
-    steps = 0
-    for inputs in strategy.experimental_distribute_dataset(dataset):
-        step(inputs)
-        steps += 1
-    return steps * batch / (time.perf_counter() - start)
+    iterator = iter(strategy.experimental_distribute_dataset(dataset))
+    if not pin:
+        return lambda: step(next(iterator))
+
+    def pinned():
+        os.environ["SIMDIST_PIN_REPLICA_THREADS"] = "1"
+        try:
+            step(next(iterator))
+        finally:
+            del os.environ["SIMDIST_PIN_REPLICA_THREADS"]
+
+    return pinned
 
 
-def tensorflow_epoch(tf, images, labels, replicas: int, batch: int) -> float:
+def tensorflow_step(tf, images, labels, replicas: int, batch: int):
     strategy = tf.distribute.MirroredStrategy([f"CPU:{i}" for i in range(replicas)])
-    dataset = tf.data.Dataset.from_tensor_slices((images, labels)).batch(batch, drop_remainder=True)
+    dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+    dataset = dataset.batch(batch, drop_remainder=True).repeat()
     with strategy.scope():
         model = tensorflow_model(tf)
         optimizer = tf.keras.optimizers.Adam()
@@ -86,17 +99,12 @@ def tensorflow_epoch(tf, images, labels, replicas: int, batch: int) -> float:
     def step(inputs):
         return strategy.reduce("SUM", strategy.run(train_step, args=(inputs,)), axis=None)
 
-    dist = strategy.experimental_distribute_dataset(dataset)
-    step(next(iter(dist)))  # trace outside the timing
-    start = time.perf_counter()
-    steps = 0
-    for inputs in dist:
-        step(inputs)
-        steps += 1
-    return steps * batch / (time.perf_counter() - start)
+    iterator = iter(strategy.experimental_distribute_dataset(dataset))
+    return lambda: step(next(iterator)).numpy()
 
 
-def tensorflow_epochs(images, labels, replica_counts, batch: int):
+def tensorflow_steps(images, labels, replica_counts, batch: int):
+    """``({replicas: step}, version)``, or None without TensorFlow."""
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow as tf
@@ -106,34 +114,50 @@ def tensorflow_epochs(images, labels, replica_counts, batch: int):
     tf.config.set_logical_device_configuration(
         cpu, [tf.config.LogicalDeviceConfiguration()] * max(replica_counts)
     )
-    speeds = {r: tensorflow_epoch(tf, images, labels, r, batch) for r in replica_counts}
-    return speeds, tf.__version__
+    steps = {r: tensorflow_step(tf, images, labels, r, batch) for r in replica_counts}
+    return steps, tf.__version__
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=60000)
-    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--images", type=int, default=6400, help="synthetic images cycled")
+    parser.add_argument("--batch", type=int, default=64, help="global batch")
+    parser.add_argument("--steps", type=int, default=10, help="steps per timing block")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating blocks (median)")
+    parser.add_argument(
+        "--busy", type=int, nargs="+", default=[0, 2], help="busy processes beside it, per run"
+    )
     args = parser.parse_args()
     images, labels = data(args.images)
-    counts = (1, 4)
-    rows = [
-        (f"simdist, {r} virtual GPU(s)", simdist_epoch(images, labels, r, args.batch))
-        for r in counts
-    ]
-    tf_result = tensorflow_epochs(images, labels, counts, args.batch)
+    contenders = {
+        "simdist, 1 virtual GPU": simdist_step(images, labels, 1, args.batch),
+        "simdist, 4 virtual GPUs": simdist_step(images, labels, 4, args.batch),
+        "simdist, 4 virtual GPUs, SIMDIST_PIN_REPLICA_THREADS=1": simdist_step(
+            images, labels, 4, args.batch, pin=True
+        ),
+    }
+    tf_result = tensorflow_steps(images, labels, (1, 4), args.batch)
     if tf_result is not None:
-        speeds, version = tf_result
-        rows += [(f"TensorFlow {version}, {r} logical CPU(s)", speeds[r]) for r in counts]
-    width = max(len(name) for name, _ in rows)
-    print(f"one epoch of the Fashion-MNIST CNN, {args.images} images, global batch {args.batch}")
-    print(f"{'what'.ljust(width)}  images/s")
-    for name, speed in rows:
-        print(f"{name.ljust(width)}  {speed:8.0f}")
-    one, four = rows[0][1], rows[1][1]
-    print(f"\nsimdist 4 replicas / 1 replica time: {one / four:.2f}x (goal <= 1.15x)")
-    if tf_result is not None:
-        print(f"simdist / TF time at 4 replicas: {speeds[4] / four:.2f}x (goal <= 2x)")
+        steps, version = tf_result
+        contenders[f"TensorFlow {version}, 1 logical CPU device"] = steps[1]
+        contenders[f"TensorFlow {version}, 4 logical CPU devices"] = steps[4]
+    for load in args.busy:
+        with busy(load):
+            ms = side_by_side(contenders, args.rounds, args.steps)
+        print(
+            f"\nthe tutorial's CNN train step, global batch {args.batch}, {label(load)} "
+            f"(median of {args.rounds} alternating blocks of {args.steps} steps)"
+        )
+        rows = [(name, f"{t:.1f}", f"{args.batch / t * 1000:.0f}") for name, t in ms.items()]
+        print_table(("what", "ms/step", "images/s"), rows)
+        one, four = ms["simdist, 1 virtual GPU"], ms["simdist, 4 virtual GPUs"]
+        print(f"simdist 4 replicas / 1 replica: {four / one:.2f}x (quiet goal <= 1.15x)")
+        if tf_result is not None:
+            tf_one = ms[f"TensorFlow {version}, 1 logical CPU device"]
+            tf_four = ms[f"TensorFlow {version}, 4 logical CPU devices"]
+            print(f"simdist/TF at 1 replica: {one / tf_one:.2f}x, at 4: {four / tf_four:.2f}x")
+    if tf_result is None:
+        print("TensorFlow not importable: no TF rows (pip install '.[tensorflow]').")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ optimizer created under ``MultiWorkerMirroredStrategy``, input from
 
     python scenarios/multi_worker.py --workers 2 --devices-per-worker 2   # one process
     mpiexec -n 2 python -m mpi4py scenarios/multi_worker.py --devices-per-worker 2
+    TF_CONFIG='{"cluster": {"worker": ["localhost:12345", "localhost:23456"]},
+                "task": {"type": "worker", "index": 0}}' \
+        python scenarios/multi_worker.py --devices-per-worker 2   # and index 1 in a 2nd shell
 
 and prints the same "weights digest" line both ways (bit-identical final weights): the
 virtual cluster and the MPI run execute the same all-reduce plans with the same arithmetic.
@@ -21,6 +24,7 @@ import hashlib
 import numpy as np
 
 import simdist as tf
+from simdist.backends.process_env import tf_config_cluster
 from simdist.distribute.cluster_resolver import in_mpi_job
 
 
@@ -115,6 +119,12 @@ def main(argv=None) -> dict:
 
         tf.config.set_virtual_devices(gpus=args.devices_per_worker)
         result = run_worker_main(lambda: train(args))
+        if result["worker"] == 0:
+            report(result)
+        return result
+    if tf_config_cluster() is not None:  # one process per TF_CONFIG task: this is one
+        tf.config.set_virtual_devices(gpus=args.devices_per_worker)
+        result = train(args)
         if result["worker"] == 0:
             report(result)
         return result

@@ -60,6 +60,35 @@ def _count(name: str, raw: str) -> int:
     return value
 
 
+def _blas_threads(name: str, raw: str) -> int | None:
+    text = raw.strip()
+    if text.lower() == "inherit":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(
+            f"{name}={raw!r} must be a positive number of BLAS threads or 'inherit' (leave "
+            "NumPy's BLAS as its own environment variables set it); unset, simdist uses 1."
+        )
+    return value
+
+
+def _threads_or_auto(name: str, raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(
+            f"{name}={raw!r} must be a number of threads per op (1: every op on the calling "
+            "thread alone; 0 or unset: one per CPU this process may use)."
+        )
+    return value
+
+
 def _text(name: str, raw: str) -> str:
     del name
     return raw.strip()
@@ -94,14 +123,35 @@ class Settings:
         "before `DeadlineExceededError`.",
     )
     pin_replica_threads: bool = _setting(
-        "SIMDIST_PIN_REPLICA_THREADS", True, _switch,
-        "`1`: a run's replica threads share the caller's CPU (fewer cache misses on a "
-        "shared machine); `0`: they may run on every CPU. Results are the same bits.",
+        "SIMDIST_PIN_REPLICA_THREADS", False, _switch,
+        "`1`: a run's replica threads share the caller's CPU (cheaper hand-overs, warm "
+        "caches; the caller cannot leave that CPU during a run); `0`: they may run on every "
+        "CPU. Results are the same bits (docs/performance.md).",
+    )
+    blas_threads: int | None = _setting(
+        "SIMDIST_BLAS_THREADS", 1, _blas_threads,
+        "Threads of NumPy's BLAS, set through threadpoolctl at `import simdist`; `inherit` "
+        "leaves them as BLAS's own variables set them (bits then follow the thread count).",
+    )
+    intra_op_threads: int = _setting(
+        "SIMDIST_INTRA_OP_THREADS", 0, _threads_or_auto,
+        "Threads a convolution or max pooling shares its blocks of images among; `0`: one "
+        "per CPU this process may use. Results are the same bits for every count.",
     )
     mpi_native_allreduce: bool = _setting(
         "SIMDIST_MPI_NATIVE_ALLREDUCE", False, _switch,
         "`1`: under `mpiexec`, all-reduce with MPI's own `Allreduce` (faster, not bit-identical "
         "to the virtual cluster); `0`: simdist's ring, bit-identical.",
+    )
+    job_key: str = _setting(
+        "SIMDIST_JOB_KEY", "", _text,
+        "The secret that authenticates the processes of one TF_CONFIG job to each other (a "
+        "launcher sets a random one); empty: a key derived from the TF_CONFIG cluster.",
+    )
+    mpi_guard_fd: str = _setting(
+        "SIMDIST_MPI_GUARD_FD", "", _text,
+        "Set by `python -m simdist.backends.mpi_guard` for the rank it guards: the pipe its "
+        "transport reports to. Not for users.",
     )
     tpu: str = _setting(
         "SIMDIST_TPU", "v3-8", _text,

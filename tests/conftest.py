@@ -52,7 +52,8 @@ def simdist_env(monkeypatch):
 # --- strategy combinations (TF's strategy_combinations) ------------------------------------
 # One named way to make each strategy a test body should hold under. A test that takes the
 # `distribution` fixture (one strategy) or `make_distribution` (a factory, for a second fresh
-# copy) runs once per combination; `@pytest.mark.strategies("name", ...)` picks a subset.
+# copy) runs once per combination; `@pytest.mark.strategies("name", ...)` picks a subset,
+# `@pytest.mark.strategies(exclude=("default",))` leaves some out.
 def _mirrored(devices, cross_device_ops=None):
     import simdist as tf
 
@@ -72,6 +73,12 @@ def _one_device():
     return tf.distribute.OneDeviceStrategy("GPU:0")
 
 
+def _multi_worker_one_worker():
+    import simdist as tf
+
+    return tf.distribute.MultiWorkerMirroredStrategy()  # no TF_CONFIG: one worker, its GPUs
+
+
 def _default():
     import simdist as tf
 
@@ -87,6 +94,7 @@ STRATEGY_COMBINATIONS = {
     "mirrored_two_gpus_hierarchical_copy": lambda: _mirrored(2, "HierarchicalCopyAllReduce"),
     "mirrored_two_gpus_reduction_to_one_device": lambda: _mirrored(2, "ReductionToOneDevice"),
     "central_storage_two_gpus": _central_storage,
+    "multi_worker_one_worker": _multi_worker_one_worker,
 }
 
 
@@ -94,10 +102,12 @@ def pytest_generate_tests(metafunc):
     if "strategy_combination" not in metafunc.fixturenames:
         return
     marker = metafunc.definition.get_closest_marker("strategies")
-    names = list(marker.args) if marker else list(STRATEGY_COMBINATIONS)
-    unknown = [n for n in names if n not in STRATEGY_COMBINATIONS]
+    names = list(marker.args) if marker and marker.args else list(STRATEGY_COMBINATIONS)
+    excluded = list(marker.kwargs.get("exclude", ())) if marker else []
+    unknown = [n for n in names + excluded if n not in STRATEGY_COMBINATIONS]
     if unknown:
         raise ValueError(f"unknown strategy combination(s) {unknown}; see tests/conftest.py")
+    names = [n for n in names if n not in excluded]
     metafunc.parametrize("strategy_combination", names, indirect=True)
 
 

@@ -19,8 +19,6 @@ KNOWN_VIOLATIONS = {
     ("simdist.checkpoint.restore", "simdist.keras.optimizers.optimizer"): "item 1",
     # item 2: the name -> model map lives in the CLI, not in cost
     ("simdist.cost.step", "simdist.demo"): "item 2",
-    # item 5: the MPI environment readers move below backends
-    ("simdist.backends.worker_context", "simdist.distribute.cluster_resolver.mpi"): "item 5",
 }
 
 

@@ -28,9 +28,11 @@ def test_every_package_folder_is_listed_in_pyproject():
     assert found == listed, f"missing: {sorted(found - listed)}, stale: {sorted(listed - found)}"
 
 
-def test_runtime_dependency_is_numpy_only():
+def test_runtime_dependencies_are_numpy_and_threadpoolctl():
+    # threadpoolctl holds NumPy's BLAS to one thread (simdist.core.blas_threads): the bits
+    # then do not depend on the core count, and BLAS workers do not spin on a busy machine.
     deps = _pyproject()["project"]["dependencies"]
-    assert [d.split(">")[0].split("=")[0].strip() for d in deps] == ["numpy"]
+    assert [d.split(">")[0].split("=")[0].strip() for d in deps] == ["numpy", "threadpoolctl"]
 
 
 def test_reference_imports_numpy_only():

@@ -61,10 +61,12 @@ class Transport(abc.ABC):
         """This worker's index in ``[0, num_workers)``."""
 
     @abc.abstractmethod
-    def all_gather_object(self, obj: Any, label: str = "") -> list:
-        """Every worker's ``obj`` (small, picklable), in worker order; every worker gets it.
+    def all_gather_object(self, obj: Any, label: str = "", timeout: float | None = None) -> list:
+        """Every worker's ``obj`` (small: the values :mod:`simdist.backends.wire` carries), in
+        worker order; every worker gets it.
 
-        ``label`` says what the exchange is for, in error messages only.
+        ``label`` says what the exchange is for, in error messages only; ``timeout`` is the
+        deadline in seconds (``None``: the transport's, from ``SIMDIST_WORKER_TIMEOUT``).
 
         Raises:
             WorkerFailedError: another worker failed before or while it was exchanged.
@@ -78,6 +80,7 @@ class Transport(abc.ABC):
         ranks: Sequence[int],
         flats: Sequence[np.ndarray],
         ufunc: np.ufunc | None,
+        timeout: float | None = None,
     ) -> list:
         """Execute ``plan`` across the workers; this worker owns plan ranks ``ranks``.
 
@@ -87,6 +90,7 @@ class Transport(abc.ABC):
                 ``range(plan.num_ranks)``.
             flats: this worker's inputs, one flat array per entry of ``ranks``.
             ufunc: the reduction (``np.add`` ...), ``None`` for copy-only plans.
+            timeout: the deadline in seconds (``None``: the transport's).
 
         Returns:
             Per entry of ``ranks``, that rank's result: bitwise what
@@ -116,10 +120,10 @@ class LocalTransport(Transport):
     def worker_index(self) -> int:
         return 0
 
-    def all_gather_object(self, obj: Any, label: str = "") -> list:
+    def all_gather_object(self, obj: Any, label: str = "", timeout: float | None = None) -> list:
         return [obj]
 
-    def run_plan(self, plan, ranks, flats, ufunc) -> list:
+    def run_plan(self, plan, ranks, flats, ufunc, timeout: float | None = None) -> list:
         from simdist.collectives.executor import run_plan
 
         if list(ranks) != list(range(plan.num_ranks)):

@@ -44,11 +44,12 @@ class InProcessTransport(Transport):
     def worker_index(self) -> int:
         return self._index
 
-    def all_gather_object(self, obj: Any, label: str = "") -> list:
+    def all_gather_object(self, obj: Any, label: str = "", timeout: float | None = None) -> list:
         def combine(payloads: list) -> list:
             return [copy.deepcopy(list(payloads)) for _ in payloads]
 
         call = runner_lib.Collective("exchange", (), obj, combine, label=label)
+        call.timeout = timeout
         return self._runner.collective(call)
 
     def run_plan(
@@ -57,6 +58,7 @@ class InProcessTransport(Transport):
         ranks: Sequence[int],
         flats: Sequence[np.ndarray],
         ufunc: np.ufunc | None,
+        timeout: float | None = None,
     ) -> list:
         ranks = [int(r) for r in ranks]
         if len(ranks) != len(flats):
@@ -79,6 +81,7 @@ class InProcessTransport(Transport):
             return [[results[r] for r in worker_ranks] for worker_ranks, _ in payloads]
 
         call = runner_lib.Collective("run_plan", signature, (ranks, list(flats)), combine)
+        call.timeout = timeout
         return self._runner.collective(call)
 
     def abort(self, message: str) -> None:

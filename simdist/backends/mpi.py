@@ -16,12 +16,20 @@ mpi4py is imported here only, on first use (``pip install 'simdist[mpich]'`` bri
 with an MPI runtime; ``pip install 'simdist[mpi]'`` brings mpi4py alone for a cluster's own
 MPI).
 
-Faults: see :mod:`simdist.backends.mpi_job` (``run_worker_main`` aborts the job when a rank
-raises; ``python -m mpi4py script.py`` does too).
+No hangs: every wait (the control plane's point-to-point exchange on a second private
+communicator, the data plane's requests) polls with the deadline
+(``CommunicationOptions.timeout_seconds``, else ``SIMDIST_WORKER_TIMEOUT``) and watches the
+peers' processes on this host; a late worker raises ``DeadlineExceededError``, a vanished one
+``WorkerFailedError``, a worker that left its program ``CollectiveMismatchError``, each naming
+the worker. A rank whose exception is not caught aborts the job (``MPI_Abort``) instead of
+hanging in ``MPI_Finalize``, and at exit the ranks say goodbye
+(:mod:`simdist.backends.exit_guard`; :mod:`simdist.backends.mpi_job` for
+``run_worker_main``).
 """
 
 from __future__ import annotations
 
+import collections
 import os
 import sys
 from collections.abc import Sequence
@@ -29,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from simdist import errors
+from simdist.backends import exit_guard, mpi_guard, peer_errors, plan_program, process_env
 from simdist.backends.base import Transport
 from simdist.backends.mpi_job import (  # the job-level helpers, re-exported here
     INSTALL_HINT,
@@ -37,11 +47,13 @@ from simdist.backends.mpi_job import (  # the job-level helpers, re-exported her
     import_mpi,
     run_worker_main,
 )
+from simdist.backends.mpi_watch import MPIWatch
 from simdist.collectives.plan import Plan
 
 __all__ = ["INSTALL_HINT", "MPITransport", "check_world_size", "import_mpi", "run_worker_main"]
 
 _ALIGN = 64  # bytes: receive buffers start on cache-line boundaries
+_HISTORY = 8  # cross-worker calls remembered for error messages
 
 
 class MPITransport(Transport):
@@ -66,13 +78,16 @@ class MPITransport(Transport):
         RuntimeError: the processes did not form one world (:func:`check_world_size`).
     """
 
-    def __init__(self, comm=None, *, native_allreduce: bool = False) -> None:
+    def __init__(
+        self, comm=None, *, native_allreduce: bool = False, timeout: float | None = None
+    ) -> None:
         MPI = import_mpi()
         library = " ".join(MPI.Get_library_version().split("\n")[0].split())
         check_world_size(os.environ, MPI.COMM_WORLD.Get_size(), library)
         self._MPI = MPI
         self._parent = MPI.COMM_WORLD if comm is None else comm
         self._comm = self._parent.Dup()
+        self._ctrl = self._parent.Dup()
         self._rank = self._comm.Get_rank()
         self._size = self._comm.Get_size()
         self._native = bool(native_allreduce)
@@ -87,6 +102,13 @@ class MPITransport(Transport):
             np.minimum: MPI.MIN,
             np.multiply: MPI.PROD,
         }
+        self._timeout = process_env.worker_timeout(timeout)
+        self._calls = 0
+        self._history: collections.deque[str] = collections.deque(maxlen=_HISTORY)
+        self._failure: BaseException | None = None
+        self._watch = MPIWatch(MPI, self._ctrl, self._timeout)
+        exit_guard.install(self)
+        mpi_guard.report("joined")
 
     @property
     def num_workers(self) -> int:
@@ -101,20 +123,126 @@ class MPITransport(Transport):
         """The transport's private communicator (a duplicate of the one given)."""
         return self._comm
 
-    def all_gather_object(self, obj: Any, label: str = "") -> list:
-        return self._comm.allgather(obj)
+    def all_gather_object(self, obj: Any, label: str = "", timeout: float | None = None) -> list:
+        self._check_usable()
+        timeout = self._timeout if timeout is None else float(timeout)
+        call = self._calls
+        self._calls += 1
+        waiting_in = f"cross-worker call {call + 1} ({label or 'exchange'})"
+        self._history.append(label or "exchange")
+        gathered = self._gather(("call", call, label, obj), waiting_in, timeout)
+        for peer, message in enumerate(gathered):
+            if peer == self._rank:
+                continue
+            error = self._interpret(peer, message, waiting_in)
+            well_formed = isinstance(message, tuple) and len(message) == 4
+            if error is None and (not well_formed or message[:2] != ("call", call)):
+                what = f"a {message[0]!r} message" if isinstance(message, tuple) else "garbage"
+                error = peer_errors.out_of_step(peer, what, self._rank, waiting_in)
+            if error is not None:
+                raise self._fail(error)
+        return [message[3] for message in gathered]
 
     def barrier(self) -> None:
-        self._comm.Barrier()
+        self.all_gather_object(None, "barrier")
+
+    def _check_usable(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+        if self._comm is None:
+            raise RuntimeError("this worker's MPI transport is closed (the program has ended)")
+
+    def _fail(self, error: BaseException) -> BaseException:
+        if self._failure is None:
+            self._failure = error
+        return error
+
+    def _interpret(self, peer: int, message, waiting_in: str):
+        kind = message[0] if isinstance(message, tuple) and message else None
+        if kind == "abort" and len(message) == 4:
+            return peer_errors.from_abort(peer, str(message[2]), str(message[3]), self._rank)
+        if kind == "bye" and len(message) == 3:
+            histories = {self._rank: list(self._history), peer: list(message[2])}
+            return peer_errors.left_program(
+                peer, int(message[1]), self._rank, waiting_in, histories
+            )
+        return None
+
+    def _gather(self, message, waiting_in: str, timeout: float) -> list:
+        try:
+            return self._watch.gather(message, waiting_in, timeout)
+        except (errors.OpError, ValueError) as exc:  # a late, dead or garbling peer
+            raise self._fail(exc) from None
+
+    def _peers(self) -> list[int]:
+        return self._watch.peers()
+
+    def _wait(self, requests, receive_peers, waiting_in, timeout) -> list:
+        try:
+            return self._watch.wait(requests, receive_peers, waiting_in, timeout)
+        except errors.OpError as exc:  # a late or dead peer
+            raise self._fail(exc) from None
 
     def abort(self, message: str) -> None:
         sys.stderr.write(f"simdist: worker {self._rank} of {self._size} aborts: {message}\n")
         _flush_before_abort()
         self._parent.Abort(1)
 
+    def abort_quietly(self, message: str, kind: str = "WorkerFailedError") -> None:
+        """End the whole MPI job (``MPI_Abort``), after saying which worker failed and why."""
+        sys.stderr.write(
+            f"simdist: worker {self._rank} of {self._size} failed with {kind}: {message}\n"
+            f"simdist: aborting the MPI job (all {self._size} workers)\n"
+        )
+        _flush_before_abort()
+        self._parent.Abort(1)
+
+    def finish(self, timeout: float | None = None) -> None:
+        """Say goodbye to every worker at the end of the program.
+
+        A peer still running at the deadline without a call (a chief saving a model while the
+        workers leave) is not an error: a call it makes later meets the goodbye, and
+        ``MPI_Finalize`` waits for it as MPI does.
+
+        Raises:
+            CollectiveMismatchError: a worker still waits in a cross-worker call.
+            WorkerFailedError, DeadlineExceededError: a worker failed, died or is late.
+        """
+        if self._comm is None or self._failure is not None:
+            return
+        timeout = self._timeout if timeout is None else float(timeout)
+        waiting_in = f"its goodbye after {self._calls} cross-worker calls"
+        try:
+            gathered = self._watch.gather(
+                ("bye", self._calls, list(self._history)), waiting_in, timeout
+            )
+        except errors.DeadlineExceededError as exc:
+            if not getattr(exc, "late_workers", None):
+                raise self._fail(exc) from None
+            # A peer still running without a call (a chief saving a model): not an error;
+            # a call it makes later meets this goodbye. MPI_Finalize waits for it.
+            self._comm = None
+            mpi_guard.report("goodbye")
+            return
+        for peer, message in enumerate(gathered):
+            if peer == self._rank or message[0] == "bye":
+                continue
+            error = self._interpret(peer, message, waiting_in)
+            if error is None:
+                error = peer_errors.CollectiveMismatchError(
+                    f"worker {self._rank} left its program after {self._calls} cross-worker "
+                    f"calls, but worker {peer} waits in a further one ({message[2]}): the "
+                    "workers made different numbers of collective calls.\n"
+                    + peer_errors.history_lines({self._rank: list(self._history)})
+                )
+            raise self._fail(error)
+        self._comm = None  # MPI_Finalize frees the communicators
+        mpi_guard.report("goodbye")
+
     def close(self) -> None:
         if self._comm is not None and self._comm != self._MPI.COMM_NULL:
             self._comm.Free()
+            self._ctrl.Free()
         self._comm = None
 
     # --- the data plane ------------------------------------------------------------------
@@ -125,6 +253,7 @@ class MPITransport(Transport):
         ranks: Sequence[int],
         flats: Sequence[np.ndarray],
         ufunc: np.ufunc | None,
+        timeout: float | None = None,
     ) -> list:
         """Executes ``plan`` across the processes (see :meth:`Transport.run_plan`).
 
@@ -134,13 +263,43 @@ class MPITransport(Transport):
             ValueError: ``ranks`` not ascending distinct ints, ``flats`` of the wrong count,
                 row count, shape or dtype, or the workers' ranks not covering
                 ``range(plan.num_ranks)`` exactly once.
+            DeadlineExceededError, WorkerFailedError: a peer is late or died.
         """
+        self._check_usable()
+        timeout = self._timeout if timeout is None else float(timeout)
         mine = self._check_local(plan, ranks, flats)
         owner, counts = self._owner_map(plan, mine)
         arrays = [np.ascontiguousarray(f) for f in flats]
+        waiting_in = f"{plan.algorithm} {plan.collective}"
+        self._calls += 1
+        self._history.append(waiting_in)
         if self._native and self._native_applies(plan, ufunc, arrays, counts):
-            return self._native_all_reduce(arrays, ufunc)
-        return self._execute(plan, owner, mine, arrays, ufunc)
+            return self._native_all_reduce(arrays, ufunc, waiting_in, timeout)
+        MPI, comm = self._MPI, self._comm
+
+        def transfer(sends, outgoing, receives, views) -> None:
+            requests = [
+                comm.Irecv([_as_bytes(v), MPI.BYTE], source=m.peer, tag=m.tag % self._tags)
+                for m, v in zip(receives, views, strict=True)
+            ]
+            requests += [
+                comm.Isend([_as_bytes(a), MPI.BYTE], m.peer, m.tag % self._tags)
+                for m, a in zip(sends, outgoing, strict=True)
+            ]
+            peers = [m.peer for m in receives]
+            statuses = self._wait(requests, peers, waiting_in, timeout)
+            for m, view, status in zip(receives, views, statuses[: len(receives)], strict=True):
+                if status.Get_count(MPI.BYTE) != view.nbytes:
+                    raise ValueError(
+                        f"{waiting_in}: worker {m.peer} sent {status.Get_count(MPI.BYTE)} "
+                        f"bytes for rank {m.move.src}, rank {m.move.dst} expected "
+                        f"{view.nbytes}; every rank needs the same shape and dtype"
+                    )
+
+        program = self._program(plan, owner)
+        return plan_program.execute(
+            plan, program, mine, arrays, ufunc, transfer, self._recv_views_for(plan)
+        )
 
     def _check_local(self, plan: Plan, ranks, flats) -> tuple[int, ...]:
         mine = tuple(int(r) for r in ranks)
@@ -173,7 +332,7 @@ class MPITransport(Transport):
         cached = self._owners.get(key)
         if cached is not None:
             return cached
-        gathered = self._comm.allgather(mine)
+        gathered = self.all_gather_object(mine, "plan ranks")
         owner: dict[int, int] = {}
         for worker, ranks in enumerate(gathered):
             for r in ranks:
@@ -194,112 +353,35 @@ class MPITransport(Transport):
         return entry
 
     def _program(self, plan: Plan, owner: dict[int, int]) -> list:
-        """Per step, this worker's receives, sends and applies (cached per plan)."""
+        """This worker's steps of ``plan`` (cached per plan and layout)."""
         key = (id(plan), tuple(owner[r] for r in range(plan.num_ranks)))
         cached = self._programs.get(key)
         if cached is not None and cached[0] is plan:
             return cached[1]
-        me, seg = self._rank, plan.segments
-        program, tag = [], 0
-        for step in plan.steps:
-            written: dict[int, list[tuple[int, int]]] = {}
-            for m in step:
-                if owner[m.dst] == me:
-                    written.setdefault(m.dst, []).append(seg[m.dst_seg])
-            recvs, sends, applies = [], [], []
-            for m in step:
-                src_here, dst_here = owner[m.src] == me, owner[m.dst] == me
-                if dst_here and not src_here:
-                    applies.append(("recv", len(recvs), m))
-                    recvs.append((owner[m.src], tag % self._tags, m))
-                elif src_here and not dst_here:
-                    sends.append((owner[m.dst], tag % self._tags, m))
-                elif src_here:  # both here: a memory operation; snapshot if overwritten
-                    a, b = seg[m.src_seg]
-                    hazard = a < b and any(a < y and x < b for x, y in written.get(m.src, ()))
-                    applies.append(("local", hazard, m))
-                tag += 1
-            program.append((recvs, sends, applies))
+        program = plan_program.compile_program(plan, owner, self._rank)
         if len(self._programs) > 64:
             self._programs.clear()
         self._programs[key] = (plan, program)
         return program
 
-    def _recv_views(self, recvs, plan: Plan, dtype, trail) -> list[np.ndarray]:
-        itemsize = dtype.itemsize * int(np.prod(trail, dtype=np.int64))
-        offsets, total = [], 0
-        for _, _, m in recvs:
-            s, e = plan.segments[m.dst_seg]
-            offsets.append((total, e - s))
-            total += -(-(e - s) * itemsize // _ALIGN) * _ALIGN
-        if self._scratch.nbytes < total:
-            self._scratch = np.empty(total, dtype=np.uint8)
-        return [
-            self._scratch[off : off + rows * itemsize].view(dtype).reshape((rows,) + trail)
-            for off, rows in offsets
-        ]
+    def _recv_views_for(self, plan: Plan):
+        """Receive arrays carved from one reusable, cache-line-aligned scratch buffer."""
 
-    def _execute(self, plan, owner, mine, arrays, ufunc) -> list:
-        MPI, comm, seg = self._MPI, self._comm, plan.segments
-        dtype = arrays[0].dtype if arrays else np.dtype(np.uint8)
-        trail = arrays[0].shape[1:] if arrays else ()
-        bufs: dict[int, np.ndarray] = {}
-        for r, flat in zip(mine, arrays, strict=True):
-            buf = np.empty((plan.width,) + trail, dtype=dtype)
-            s, e = seg[plan.inputs[r]]
-            buf[s:e] = flat
-            bufs[r] = buf
-        for r, src_seg, dst_seg in plan.local:
-            if r in bufs:
-                bufs[r][slice(*seg[dst_seg])] = bufs[r][slice(*seg[src_seg])]
-        for recvs, sends, applies in self._program(plan, owner):
-            views = self._recv_views(recvs, plan, dtype, trail)
-            requests = [
-                comm.Irecv([_as_bytes(v), MPI.BYTE], source=w, tag=t)
-                for (w, t, _), v in zip(recvs, views, strict=True)
+        def views(receives, dtype, trail) -> list[np.ndarray]:
+            itemsize = dtype.itemsize * int(np.prod(trail, dtype=np.int64))
+            offsets, total = [], 0
+            for m in receives:
+                s, e = plan.segments[m.move.dst_seg]
+                offsets.append((total, e - s))
+                total += -(-(e - s) * itemsize // _ALIGN) * _ALIGN
+            if self._scratch.nbytes < total:
+                self._scratch = np.empty(total, dtype=np.uint8)
+            return [
+                self._scratch[off : off + rows * itemsize].view(dtype).reshape((rows,) + trail)
+                for off, rows in offsets
             ]
-            requests += [
-                comm.Isend([_as_bytes(bufs[m.src][slice(*seg[m.src_seg])]), MPI.BYTE], w, t)
-                for w, t, m in sends
-            ]
-            snapshots = [
-                bufs[m.src][slice(*seg[m.src_seg])].copy() if kind == "local" and flag else None
-                for kind, flag, m in applies
-            ]
-            statuses = [MPI.Status() for _ in requests]
-            MPI.Request.Waitall(requests, statuses)
-            for (w, _, m), view, status in zip(recvs, views, statuses[: len(recvs)], strict=True):
-                if status.Get_count(MPI.BYTE) != view.nbytes:
-                    raise ValueError(
-                        f"{plan.algorithm} {plan.collective}: worker {w} sent "
-                        f"{status.Get_count(MPI.BYTE)} bytes for rank {m.src}, rank {m.dst} "
-                        f"expected {view.nbytes}; every rank needs the same shape and dtype"
-                    )
-            for (kind, flag, m), snap in zip(applies, snapshots, strict=True):
-                if kind == "recv":
-                    value = views[flag]
-                else:
-                    value = snap if snap is not None else bufs[m.src][slice(*seg[m.src_seg])]
-                target = bufs[m.dst][slice(*seg[m.dst_seg])]
-                if m.reduce and ufunc is not None:
-                    ufunc(target, value, out=target)
-                else:
-                    target[...] = value
-        return [self._result(plan, r, bufs[r], ufunc) for r in mine]
 
-    @staticmethod
-    def _result(plan: Plan, rank: int, buf: np.ndarray, ufunc):
-        out = plan.outputs[rank]
-        if out is None:
-            return None
-        if plan.finish == "reduce_slots":
-            slots = [buf[slice(*plan.segments[s])] for s in plan.finish_segs]
-            total = slots[0].copy()
-            for slot in slots[1:]:
-                ufunc(total, slot, out=total)
-            return total
-        s, e = plan.segments[out]
-        return buf if (s, e) == (0, plan.width) else buf[s:e].copy()
+        return views
 
     # --- the fast option -----------------------------------------------------------------
 
@@ -312,11 +394,12 @@ class MPITransport(Transport):
             return False
         return True
 
-    def _native_all_reduce(self, arrays, ufunc) -> list:
+    def _native_all_reduce(self, arrays, ufunc, waiting_in: str, timeout: float) -> list:
         total = arrays[0].copy()
         for flat in arrays[1:]:
             ufunc(total, flat, out=total)
-        self._comm.Allreduce(self._MPI.IN_PLACE, total, op=self._ops[ufunc])
+        request = self._comm.Iallreduce(self._MPI.IN_PLACE, total, op=self._ops[ufunc])
+        self._wait([request], self._peers(), waiting_in, timeout)
         return [total] + [total.copy() for _ in arrays[1:]]
 
 

@@ -1,11 +1,14 @@
 """An MPI job around the workers: importing mpi4py, the one-world guard, and aborting the
 whole job when a rank raises (so nothing waits forever).
 
-Plain ``mpiexec -n 2 python script.py`` hangs when one rank raises (it waits in
-``MPI_Finalize`` while the others wait for it). Wrap the script's body in
-:func:`run_worker_main`, or start it as ``mpiexec -n 2 python -m mpi4py script.py``: either
-way an exception on one rank aborts the whole job at once. ``MPIEXEC_TIMEOUT=<seconds>``
-bounds a job that deadlocks for any other reason.
+Plain ``mpiexec -n 2 python script.py`` hangs when one rank raises before simdist's MPI
+transport exists (it waits in ``MPI_Finalize`` while the others wait for it; once a
+multi-worker strategy has made the transport, an uncaught exception aborts the job:
+:mod:`simdist.backends.exit_guard`). Wrap the script's body in :func:`run_worker_main`, or
+start it as ``mpiexec -n 2 python -m mpi4py script.py``: either way an exception on one rank
+aborts the whole job at once. ``MPIEXEC_TIMEOUT=<seconds>`` bounds a job that deadlocks for
+any other reason; ``python -m simdist.backends.mpi_guard`` fails a job one of whose ranks
+exits 0 mid-job (:mod:`simdist.backends.mpi_guard`).
 """
 
 from __future__ import annotations

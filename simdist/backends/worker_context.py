@@ -1,97 +1,63 @@
-"""Which worker this thread is: its transport, task and local devices in a virtual cluster.
+"""Which transport this code's worker uses: the virtual cluster's, MPI's, TF_CONFIG's, or none.
 
-A real cluster runs one worker per process, so process-wide state (the global random seed,
-the number of local GPUs, ``TF_CONFIG``) is naturally per worker. The virtual cluster of
-:func:`simdist.sim.launch` runs its workers as threads of one process; each worker thread
-carries a :class:`WorkerContext` that stands for that process state. Outside a virtual
-cluster :func:`current_transport` finds the MPI world when the process runs under
-``mpiexec`` (mpi4py is imported only then), and otherwise the one-worker cluster.
+The worker identity itself (:class:`~simdist.distribute.worker_context.WorkerContext`) lives
+in the distribute runtime, below the transports; this module, beside the transports, finds
+the one a multi-worker strategy should use and re-exports the identity helpers.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import threading
-from typing import Any
 
 from simdist import settings
+from simdist.backends import process_env
 from simdist.backends.base import LocalTransport, Transport
-from simdist.core import context as _core_context
-from simdist.core.context import ProcessState
+from simdist.distribute.mpi_env import in_mpi_job
+from simdist.distribute.worker_context import WorkerContext, current_worker, set_worker
 
 __all__ = ["WorkerContext", "current_worker", "current_transport", "set_worker"]
 
-
-@dataclasses.dataclass
-class WorkerContext:
-    """What one worker of a virtual cluster has of its own.
-
-    Attributes:
-        transport: its connection to the other workers.
-        task_type, task_id: its task in the cluster (``"worker"``, 1).
-        gpus: virtual GPUs on its host (``None``: the process setting).
-        faults: the cluster's fault plan, or ``None``.
-        steps: ``strategy.run`` calls this worker has made (the fault plan's clock).
-        uids: Keras's layer-name counts of this worker.
-        strategy: the multi-worker strategy it created last (saves consult it).
-        process: its process-wide runtime state (has the eager runtime started?).
-    """
-
-    transport: Transport
-    task_type: str = "worker"
-    task_id: int = 0
-    gpus: int | None = None
-    faults: Any = None
-    steps: int = 0
-    uids: dict = dataclasses.field(default_factory=dict)
-    strategy: Any = None
-    process: ProcessState = dataclasses.field(default_factory=ProcessState)
-
-
-_local = threading.local()
-_mpi_transport: Transport | None = None
-_mpi_lock = threading.Lock()
-
-
-def current_worker() -> WorkerContext | None:
-    """This thread's worker context (``None`` outside a virtual cluster)."""
-    return getattr(_local, "worker", None)
-
-
-def _worker_process_state() -> ProcessState | None:
-    worker = getattr(_local, "worker", None)
-    return None if worker is None else worker.process
-
-
-_core_context.worker_state_hook = _worker_process_state
-
-
-def set_worker(context: WorkerContext | None) -> None:
-    """Make ``context`` this thread's worker (the launcher calls it on each worker thread)."""
-    _local.worker = context
+_process_transport: Transport | None = None
+_process_key: object = None
+_lock = threading.Lock()
 
 
 def current_transport() -> Transport:
     """The transport of the worker running this code.
 
     A virtual cluster's worker thread: its in-process transport. Under ``mpiexec`` (the
-    launcher's environment says so): the MPI world, created on first use. Otherwise the
-    one-worker cluster.
+    launcher's environment says so): the MPI world, created on first use. A process whose
+    ``TF_CONFIG`` environment variable makes it one of two or more training tasks: the
+    socket transport to the other tasks (:class:`~simdist.backends.sockets.SocketTransport`;
+    it waits for them at start-up). Otherwise the one-worker cluster.
     """
-    global _mpi_transport
+    global _process_transport, _process_key
     context = current_worker()
     if context is not None:
         return context.transport
-    from simdist.distribute.cluster_resolver.mpi import in_mpi_job
-
     if in_mpi_job():
-        with _mpi_lock:
-            if _mpi_transport is None:
+        with _lock:
+            if _process_transport is None or _process_key != "mpi":
                 from simdist.backends.mpi import MPITransport
 
                 # The documented fast option: MPI's own Allreduce (not bit-identical to
                 # the virtual cluster).
                 native = settings.get().mpi_native_allreduce
-                _mpi_transport = MPITransport(native_allreduce=native)
-        return _mpi_transport
+                _process_transport = MPITransport(native_allreduce=native)
+                _process_key = "mpi"
+        return _process_transport
+    task = process_env.tf_config_cluster()
+    if task is not None:
+        addresses, names, index = task
+        key = (tuple(addresses), index)
+        with _lock:
+            if _process_transport is None or _process_key != key:
+                from simdist.backends.sockets import SocketTransport
+
+                secret, source = process_env.job_key(process_env.training_cluster())
+                _process_transport = SocketTransport(
+                    addresses, names, index, secret, process_env.worker_timeout(), source
+                )
+                _process_key = key
+        return _process_transport
     return LocalTransport()

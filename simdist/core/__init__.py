@@ -2,6 +2,7 @@
 
 from types import ModuleType as _ModuleType
 
+from simdist.core import blas_threads as _blas_threads
 from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
 from simdist.core import overloads as _overloads  # noqa: F401 - installs x + y, x[i]...
@@ -113,3 +114,5 @@ __all__ = sorted(
     if not name.startswith("_")
     and (not isinstance(value, _ModuleType) or name in ("dtypes", "nest"))
 )
+
+_blas_threads.apply_policy()  # one BLAS thread (or SIMDIST_BLAS_THREADS): see blas_threads

@@ -22,7 +22,7 @@ import logging
 
 import numpy as np
 
-from simdist.backends.worker_context import current_transport, current_worker
+from simdist.backends.worker_context import current_transport
 from simdist.core.context import process_state
 from simdist.core.tensor import make_tensor
 from simdist.distribute import distributed_variables as dv
@@ -41,6 +41,7 @@ from simdist.distribute.strategy import Strategy
 from simdist.distribute.strategy_extended import _initial_value, _replica_tensors
 from simdist.distribute.values import DistributedValues, Mirrored, PerReplica
 from simdist.distribute.virtual_devices import local_devices
+from simdist.distribute.worker_context import current_worker
 
 __all__ = ["MultiWorkerMirroredStrategy"]
 
@@ -54,7 +55,9 @@ class CollectiveAllReduceExtended(MirroredExtended):
         self._transport = transport
         self._options = options
         self._cluster_resolver = resolver
-        cdo = CollectiveAllReduce(transport, len(devices), options.implementation)
+        cdo = CollectiveAllReduce(
+            transport, len(devices), options.implementation, options.timeout_seconds
+        )
         super().__init__(strategy, devices, cdo)
 
     # --- the worker's place -----------------------------------------------------------------
@@ -253,6 +256,7 @@ class MultiWorkerMirroredStrategy(Strategy):
         )
         super().__init__(extended)
         self._cluster_resolver = resolver
+        self._task_name = f"{job}:{task_id}"
         multi_worker_util.register_strategy(self)
         impl = communication_options.implementation.name
         if num_workers == 1:
@@ -286,7 +290,32 @@ class MultiWorkerMirroredStrategy(Strategy):
             worker.steps += 1
             if worker.faults is not None:
                 worker.faults.on_step(self._extended._worker_index, worker.steps)
-        return super().run(fn, args, kwargs, options)
+        try:
+            return super().run(fn, args, kwargs, options)
+        except BaseException as exc:
+            self._name_the_replica(exc)
+            raise
+
+    def _name_the_replica(self, exc: BaseException) -> None:
+        """Across workers, an error says which replica of the whole group raised it
+        (``replica_id_in_sync_group``), on which worker and task, not the local index."""
+        local = getattr(exc, "replica_id", None)
+        extended = self._extended
+        if local is None or extended._num_workers == 1:
+            return
+        group_id = extended._replica_id_offset + local
+        exc.replica_id_in_sync_group = group_id
+        exc.worker_index = extended._worker_index
+        notes = getattr(exc, "__notes__", None)
+        if notes:  # the runner's note names the local replica only
+            notes[:] = [n for n in notes if not n.startswith("(raised on replica ")]
+        note = (
+            f"(raised on replica_id_in_sync_group {group_id} of "
+            f"{extended._num_replicas_in_sync}: local replica {local} of worker "
+            f"{extended._worker_index} ({self._task_name}) in strategy.run)"
+        )
+        if hasattr(exc, "add_note") and note not in (notes or ()):
+            exc.add_note(note)
 
 
 class _ExperimentalMultiWorkerMirroredStrategy(MultiWorkerMirroredStrategy):
@@ -330,7 +359,9 @@ def _not_running(num_workers: int, index: int, transport) -> str:
             "process is not part of a running cluster, so the first collective would wait "
             "forever. Start every worker: in one process with simdist.sim.launch(fn, "
             f"workers={num_workers}) (or `simdist check-cluster` to test a TF_CONFIG), or as "
-            f"processes with `mpiexec -n {num_workers} python -m mpi4py your_script.py`."
+            f"processes with `mpiexec -n {num_workers} python -m mpi4py your_script.py`, or "
+            "one process per task with TF_CONFIG in each one's environment (python -m "
+            f"simdist.sim.processes -n {num_workers} your_script.py starts them locally)."
         )
     return (
         f"The cluster resolver says this task is worker {index} of {num_workers}, but the "

@@ -37,10 +37,13 @@ class CollectiveAllReduce(CrossDeviceOps):
         transport: the worker's transport.
         num_local: replicas on each worker.
         implementation: a ``CommunicationImplementation``.
+        timeout: the deadline of each cross-worker call in seconds
+            (``CommunicationOptions.timeout_seconds``; ``None``: the transport's).
     """
 
-    def __init__(self, transport, num_local: int, implementation) -> None:
+    def __init__(self, transport, num_local: int, implementation, timeout=None) -> None:
         self._transport = transport
+        self._timeout = timeout
         self._num_local = num_local
         self._implementation = implementation
         self._plans: dict = {}
@@ -55,7 +58,9 @@ class CollectiveAllReduce(CrossDeviceOps):
         Raises:
             CollectiveMismatchError: another worker is in a different cross-worker call.
         """
-        gathered = self._transport.all_gather_object((tag, payload), label=str(tag))
+        gathered = self._transport.all_gather_object(
+            (tag, payload), label=str(tag), timeout=self._timeout
+        )
         tags = [t for t, _ in gathered]
         for worker, other in enumerate(tags):
             if other != tags[0]:
@@ -98,7 +103,7 @@ class CollectiveAllReduce(CrossDeviceOps):
         offset = self._transport.worker_index * self._num_local
         ranks = range(offset, offset + self._num_local)
         ufunc = {"sum": np.add, "max": np.maximum, "min": np.minimum}[op]
-        return self._transport.run_plan(plan, ranks, flats, ufunc)[0]
+        return self._transport.run_plan(plan, ranks, flats, ufunc, timeout=self._timeout)[0]
 
     def reduce_arrays(self, reduce_op, arrays: list[np.ndarray]) -> np.ndarray:
         """SUM or MEAN over every worker's replicas of same-shape arrays.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from simdist.backends.worker_context import current_worker
+from simdist.distribute.worker_context import current_worker
 
 __all__ = [
     "register_strategy",

@@ -1,21 +1,20 @@
-"""All replica threads of one run share one CPU: the one their coordinator is running on.
+"""Opt-in (``SIMDIST_PIN_REPLICA_THREADS=1``): the replica threads of a run share one CPU.
 
 Only one replica thread runs at a time (the runner hands the turn around), so keeping them
-on one CPU costs no parallelism. It matters for the BLAS library's worker threads: when the
-turn passes to another replica thread, Linux often wakes that thread on the CPU where a BLAS
-worker is waiting, and the next matrix product then runs both halves on one CPU. On the
-2-core machines we measure on, that made an epoch of the Fashion-MNIST CNN at 4 virtual replicas
-take 28 % longer (``scenarios/bench_training.py``); a single caller thread never pays it.
+on one CPU costs no parallelism. It was on by default while NumPy's BLAS ran several threads:
+Linux often woke the next replica thread on the CPU where a spinning BLAS worker waited, and
+its matrix products then ran at half speed. Since simdist holds BLAS to one thread
+(``simdist.core.blas_threads``) that cause is gone; what pinning still saves is the hand-over
+of the turn between threads (a round trip costs ten times more across CPUs than on one on
+the VMs we measure on) and warm caches, and what it costs is that the caller's own thread,
+and every thread a replica function starts, cannot leave that CPU for the run when another
+process wants it. The figures are in ``docs/performance.md``.
 
-The CPU is the one the caller is on when a run starts (so two processes rarely share one
-for long). The caller itself stays on it for the run, so every hand-over of the turn wakes a
-thread on the CPU it is already on: across CPUs a hand-over costs ten times more here (a
-round trip between two threads: 72 us across the two CPUs of this VM, 6 us on one). Each
-replica thread is moved there when it gets its first turn; a pooled thread keeps its CPU
-until a run wants another (threads a replica function starts inherit it), and the caller
-gets its own CPUs back when the run ends. Linux only (``sched_setaffinity`` on a thread);
-elsewhere, or with ``SIMDIST_PIN_REPLICA_THREADS=0``, nothing is pinned. Results never
-depend on it.
+When on, the CPU is the one the caller is on when a run starts. The caller stays on it for
+the run; each replica thread is moved there when it gets its first turn; a pooled thread
+keeps its CPU until a run wants another, and the caller gets its own CPUs back when the run
+ends. Linux only (``sched_setaffinity`` on a thread); elsewhere nothing is pinned. Results
+never depend on it.
 """
 
 from __future__ import annotations

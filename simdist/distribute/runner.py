@@ -1,8 +1,9 @@
 """The replica runner: ``strategy.run`` as N replica threads in lockstep, never a hang.
 
 Each replica runs the step function on a thread of its own (with its own device scope,
-tapes, replica context and random stream; threads are pooled across runs, start each run
-with fresh thread-local state, and share one CPU during a run: see ``replica_affinity``),
+tapes, replica context and random stream; threads are pooled across runs and start each run
+with fresh thread-local state; ``SIMDIST_PIN_REPLICA_THREADS=1`` keeps them on one CPU
+during a run: see ``replica_affinity``),
 but only one replica runs at a time: the
 coordinator (the caller's thread) hands the turn to replica 0, which runs until it reaches a
 collective or returns; then replica 1; and so on. When every replica waits in a collective,
@@ -53,9 +54,12 @@ class Collective:
         combine: ``combine(payloads) -> replies``, run once on the coordinator with every
             replica's payload in replica order; returns one reply per replica.
         label: what the call is for, shown in error messages (not compared).
+
+    ``timeout`` (settable, default ``None``): a deadline of this call shorter than the run's
+    (``CommunicationOptions.timeout_seconds``): the others must arrive within it.
     """
 
-    __slots__ = ("kind", "signature", "payload", "combine", "label")
+    __slots__ = ("kind", "signature", "payload", "combine", "label", "timeout")
 
     def __init__(
         self, kind: str, signature: Any, payload: Any, combine: Callable, label: str = ""
@@ -65,6 +69,7 @@ class Collective:
         self.payload = payload
         self.combine = combine
         self.label = label  # shown in errors, not compared
+        self.timeout: float | None = None
 
     def describe(self) -> str:
         return f"{self.kind}{self.signature}" + (f"[{self.label}]" if self.label else "")
@@ -120,7 +125,7 @@ _THREAD_LOCALS = (
     ("simdist.keras.engine.base_layer", "_CTX"),
     ("simdist.distribute.distributed_variables", "_update"),
     ("simdist.distribute.runner", "_local"),
-    ("simdist.backends.worker_context", "_local"),
+    ("simdist.distribute.worker_context", "_local"),
     ("simdist.distribute.cluster_resolver.tf_config", "_local"),
     ("simdist.summary.writer", "_STATE"),
 )
@@ -271,7 +276,7 @@ class ReplicaRunner:
     # --- coordinator side -----------------------------------------------------------------
     def run(self, fn: Callable, per_replica_args: list[tuple[tuple, dict]]) -> list:
         """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
-        cpus = replica_affinity.run_cpu()  # one CPU for all: see replica_affinity
+        cpus = replica_affinity.run_cpu()  # None unless pinning is on: see replica_affinity
         for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
             rep.start = lambda rep=rep, args=args, kwargs=kwargs: self._body(
                 rep, fn, args, kwargs, cpus
@@ -295,17 +300,27 @@ class ReplicaRunner:
             rep.worker.submit(rep.start, f"simdist-{self.noun}-{rep.id}")
         else:
             rep.turn.post()
-        if self._yielded.wait(timeout=self._timeout):
+        timeout, what = self._deadline()
+        if self._yielded.wait(timeout=timeout):
             rep.running = False
         else:
             waiting = [r.id for r in self._replicas if r.status == "collective"]
-            what = settings.env_name(f"{self.noun}_timeout")
             raise errors.DeadlineExceededError(
                 f"{self.noun.capitalize()} {rep.id} neither reached a collective nor returned "
-                f"within {self._timeout:g} s ({self.noun}s {waiting} wait in a collective). Is "
+                f"within {timeout:g} s ({self.noun}s {waiting} wait in a collective). Is "
                 "it blocked (a lock, an input queue, an endless loop)? Raise "
                 f"{what} if it is just slow."
             )
+
+    def _deadline(self) -> tuple[float, str]:
+        """The wait for the running one: the run's, or a shorter one a waiting call set."""
+        what = settings.env_name(f"{self.noun}_timeout")
+        timeout = self._timeout
+        for r in self._replicas:
+            call_timeout = getattr(r.value, "timeout", None) if r.status == "collective" else None
+            if call_timeout is not None and call_timeout < timeout:
+                timeout, what = call_timeout, "CommunicationOptions.timeout_seconds"
+        return timeout, what
 
     def _coordinate(self) -> list:
         reps = self._replicas

@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 from simdist import settings
-from simdist.backends.worker_context import current_worker
 from simdist.core.context import mark_runtime_started
 from simdist.core.device import DeviceSpec, canonical_name
+from simdist.distribute.worker_context import current_worker
 
 __all__ = [
     "PhysicalDevice",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import threading
 
-from simdist.backends.worker_context import current_worker
 from simdist.core import dtypes
+from simdist.distribute.worker_context import current_worker
 
 __all__ = [
     "clear_session",

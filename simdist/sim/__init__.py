@@ -7,6 +7,8 @@ The packages stay the home of each piece (``simdist.topology``, ``simdist.collec
 from simdist import collectives as collectives
 from simdist import cost as cost
 from simdist import topology as topology
+from simdist.core.blas_threads import blas_threads as blas_threads
+from simdist.core.blas_threads import set_blas_threads as set_blas_threads
 from simdist.cost import nccl_table as nccl_table
 from simdist.cost import price_collective as price_collective
 from simdist.cost import price_step as price_step

@@ -171,6 +171,18 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--devices-per-worker", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=60.0)
+    real = parser.add_mutually_exclusive_group()
+    real.add_argument(
+        "--processes",
+        action="store_true",
+        help="the real transport: every task as a local process on its own address",
+    )
+    real.add_argument(
+        "--task",
+        default=None,
+        metavar="JOB:INDEX",
+        help="the real transport, multi-host: join the rendezvous as this one task",
+    )
 
 
 def run(args) -> int:
@@ -192,7 +204,16 @@ def run(args) -> int:
         )
         return 2
     try:
-        report = check_cluster(text, args.devices_per_worker, args.timeout)
+        if getattr(args, "task", None):
+            from simdist.sim.check_cluster_processes import check_one_task
+
+            return check_one_task(text, args.task, args.timeout)
+        if getattr(args, "processes", False):
+            from simdist.sim.check_cluster_processes import check_cluster_processes
+
+            report = check_cluster_processes(text, args.devices_per_worker, args.timeout)
+        else:
+            report = check_cluster(text, args.devices_per_worker, args.timeout)
     except ValueError as exc:
         print(f"invalid cluster: {exc}", file=sys.stderr)
         return 2

@@ -33,12 +33,12 @@ from typing import Any
 from simdist import settings
 from simdist.backends.base import WorkerFailedError
 from simdist.backends.inprocess import InProcessTransport
-from simdist.backends.worker_context import WorkerContext, set_worker
 from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.cluster_resolver.tf_config import use_tf_config
 from simdist.distribute.faults import FaultPlan, WorkerKilled
+from simdist.distribute.worker_context import WorkerContext, set_worker
 
 __all__ = ["launch", "launch_script", "cluster_tasks"]
 

@@ -38,34 +38,64 @@ def _glyphs(scale_h: int, scale_w: int) -> np.ndarray:
     return np.stack([np.kron(b, np.ones((scale_h, scale_w), np.float32)) for b in _BITMAPS])
 
 
+_SCALES = ((2, 2), (2, 3), (3, 2), (3, 3))  # font pixel -> canvas pixels (rows, columns)
+_CHUNK = 4096  # images drawn at a time: the float work arrays stay ~30 MB at any size
+
+
 def _make(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` images and labels. Every random draw is made in one fixed order (the per-image
+    numbers first, then the pixel noise chunk after chunk, one continuous stream), so the
+    bytes do not depend on ``_CHUNK``; the float work arrays cover one chunk at a time."""
     labels = rng.integers(0, 10, size=n).astype(np.uint8)
-    canvas = np.zeros((n, 28, 28), np.float32)
     # Glyph size varies (2x2 to 3x3 font pixels); position varies over the whole canvas.
     scales = rng.integers(0, 4, size=n)
-    for k, (sh, sw) in enumerate(((2, 2), (2, 3), (3, 2), (3, 3))):
+    dy = np.zeros(n, np.int64)
+    dx = np.zeros(n, np.int64)
+    for k, (sh, sw) in enumerate(_SCALES):
+        idx = np.flatnonzero(scales == k)
+        if idx.size == 0:
+            continue
+        dy[idx] = rng.integers(0, 28 - 7 * sh + 1, size=idx.size)
+        dx[idx] = rng.integers(0, 28 - 5 * sw + 1, size=idx.size)
+    shear = rng.uniform(-0.35, 0.35, size=n)
+    pos = rng.integers(0, 28, size=n)
+    start = rng.integers(0, 20, size=n)
+    length = rng.integers(3, 9, size=n)
+    horizontal = rng.random(n) < 0.5
+    intensity = rng.uniform(0.5, 1.0, size=(n, 1, 1)).astype(np.float32)
+    images = np.empty((n, 28, 28), np.uint8)
+    for first in range(0, n, _CHUNK):
+        part = slice(first, min(n, first + _CHUNK))
+        canvas = _draw(labels[part], scales[part], dy[part], dx[part], shear[part])
+        _add_stroke(canvas, pos[part], start[part], length[part], horizontal[part])
+        canvas *= intensity[part]
+        canvas += rng.normal(0.0, 0.25, size=canvas.shape).astype(np.float32)
+        images[part] = np.clip(np.rint(canvas * 255.0), 0, 255)
+    return images, labels
+
+
+def _draw(labels, scales, dy, dx, shear) -> np.ndarray:
+    """The glyphs placed on their canvases, then slanted."""
+    canvas = np.zeros((labels.size, 28, 28), np.float32)
+    for k, (sh, sw) in enumerate(_SCALES):
         idx = np.flatnonzero(scales == k)
         if idx.size == 0:
             continue
         glyphs = _glyphs(sh, sw)
         gh, gw = glyphs.shape[1:]
-        dy = rng.integers(0, 28 - gh + 1, size=idx.size)
-        dx = rng.integers(0, 28 - gw + 1, size=idx.size)
-        rows = dy[:, None, None] + np.arange(gh)[None, :, None]
-        cols = dx[:, None, None] + np.arange(gw)[None, None, :]
+        rows = dy[idx][:, None, None] + np.arange(gh)[None, :, None]
+        cols = dx[idx][:, None, None] + np.arange(gw)[None, None, :]
         canvas[idx[:, None, None], rows, cols] = glyphs[labels[idx]]
     # Slant: shift each row sideways in proportion to its distance from the middle row.
-    shear = rng.uniform(-0.35, 0.35, size=n)
     shifts = np.rint(shear[:, None] * (np.arange(28) - 13.5)[None, :]).astype(int)
     cols = (np.arange(28)[None, None, :] - shifts[:, :, None]) % 28
-    canvas = np.take_along_axis(canvas, cols, axis=2)
-    # Clutter: one random horizontal or vertical stroke that is not part of the digit.
-    pos = rng.integers(0, 28, size=n)
-    start = rng.integers(0, 20, size=n)
-    length = rng.integers(3, 9, size=n)
+    return np.take_along_axis(canvas, cols, axis=2)
+
+
+def _add_stroke(canvas, pos, start, length, horizontal) -> None:
+    """Clutter: one random horizontal or vertical stroke that is not part of the digit."""
     span = np.arange(28)[None, :]
     stroke = ((span >= start[:, None]) & (span < (start + length)[:, None])).astype(np.float32)
-    horizontal = rng.random(n) < 0.5
     canvas[horizontal, pos[horizontal], :] = np.maximum(
         canvas[horizontal, pos[horizontal], :], 0.7 * stroke[horizontal]
     )
@@ -73,10 +103,6 @@ def _make(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     canvas[vertical, :, pos[vertical]] = np.maximum(
         canvas[vertical, :, pos[vertical]], 0.7 * stroke[vertical]
     )
-    canvas *= rng.uniform(0.5, 1.0, size=(n, 1, 1)).astype(np.float32)
-    canvas += rng.normal(0.0, 0.25, size=canvas.shape).astype(np.float32)
-    images = np.clip(np.rint(canvas * 255.0), 0, 255).astype(np.uint8)
-    return images, labels
 
 
 def load_synthetic_digits(

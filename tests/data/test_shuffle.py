@@ -81,7 +81,7 @@ def test_invalid_buffer_size():
         Dataset.range(3).shuffle(0)
 
 
-def test_seed_pipeline_images_labels_shuffle_batch():
+def test_tutorial_pipeline_images_labels_shuffle_batch():
     rng = np.random.default_rng(0)
     images = rng.integers(0, 255, size=(50, 4, 4), dtype=np.uint8)
     labels = np.arange(50, dtype=np.uint8)

@@ -190,7 +190,7 @@ def test_batch_of_ragged_elements_is_an_error():
         list(ds.batch(2))
 
 
-def test_seed_pipeline_from_tensors_repeat_batch():
+def test_guide_pipeline_from_tensors_repeat_batch():
     ds = Dataset.from_tensors(([1.0], [1.0])).repeat(100).batch(10)
     batches = list(ds)
     assert len(batches) == 10

@@ -56,7 +56,7 @@ def test_gather_of_scalars_and_of_mismatched_shapes(strategy):
     values = strategy.experimental_distribute_values_from_function(
         lambda ctx: parts[ctx.replica_id_in_sync_group]
     )
-    assert strategy.gather(values, axis=1).shape == (1, 5, 3)  # the seed's allowed case
+    assert strategy.gather(values, axis=1).shape == (1, 5, 3)  # the API page's allowed case
     for axis in (0, 2):
         with pytest.raises(tf.errors.InvalidArgumentError, match="except along axis"):
             strategy.gather(values, axis=axis)

@@ -98,7 +98,7 @@ def test_as_dict_round_trips(indices):
 # ---------------------------------------------------------------- validation: valid configs
 
 
-def test_seed_config_is_valid():
+def test_the_api_page_config_is_valid():
     config = validate_tf_config(SEED_CONFIG)
     assert config.task_type == "worker" and config.task_id == 0
     assert config.cluster.as_dict() == {"worker": ["localhost:12345", "localhost:23456"]}

@@ -108,7 +108,7 @@ def test_every_element_once_in_order_with_tf_sizes(n, g, replicas, drop, off):
     assert [[int(c["x"].shape[0]) for c in step] for step in again] == sizes
 
 
-def test_seed_example_range_4_batch_2_on_two_gpus():
+def test_api_page_example_range_4_batch_2_on_two_gpus():
     dist = DistributedDataset(tf.data.Dataset.range(4).batch(2), ("GPU:0", "GPU:1"))
     steps = list(dist)
     assert all(isinstance(s, PerReplica) for s in steps)
@@ -239,7 +239,7 @@ def test_datasets_from_function_per_replica_mode():
         DistributedDatasetsFromFunction(lambda ctx: [1, 2], GPUS[:2])
 
 
-def test_values_from_function_seed_examples():
+def test_values_from_function_api_page_examples():
     def replica_ids(ctx):
         return tf.constant(ctx.replica_id_in_sync_group)
 

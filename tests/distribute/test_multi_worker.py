@@ -88,7 +88,7 @@ def test_reduce_all_reduce_gather_match_the_reference(workers, local, op, seed, 
 
 
 def _train(steps: int, seed: int = 0, strategy_factory=None, batch=4, ckpt_dir=None):
-    """The seed's Dense model trained on per-pipeline data; returns the final weights."""
+    """The guide's Dense model trained on per-pipeline data; returns the final weights."""
     tf.random.set_seed(seed)
     strategy = (strategy_factory or tf.distribute.MultiWorkerMirroredStrategy)()
     n = strategy.num_replicas_in_sync

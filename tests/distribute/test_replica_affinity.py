@@ -1,4 +1,4 @@
-"""Replica threads of one run share one CPU (Linux), and results never depend on it."""
+"""Opt-in: replica threads of one run share one CPU (Linux); results never depend on it."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def _cpus_seen(strategy) -> list[frozenset[int]]:
 
 
 @linux_multi_cpu
-def test_all_replicas_of_a_run_share_one_cpu_of_the_process():
+def test_all_replicas_of_a_run_share_one_cpu_of_the_process(simdist_env):
+    simdist_env("SIMDIST_PIN_REPLICA_THREADS", "1")
     strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(4)])
     seen = _cpus_seen(strategy)
     assert len(set(seen)) == 1
@@ -38,8 +39,19 @@ def test_all_replicas_of_a_run_share_one_cpu_of_the_process():
 @linux_multi_cpu
 def test_switched_off_the_replicas_get_every_cpu(simdist_env):
     strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(4)])
+    simdist_env("SIMDIST_PIN_REPLICA_THREADS", "1")
     _cpus_seen(strategy)  # pooled threads pinned by an earlier run are released again
     simdist_env("SIMDIST_PIN_REPLICA_THREADS", "0")
+    assert set(_cpus_seen(strategy)) == {replica_affinity._PROCESS_CPUS}
+
+
+@linux_multi_cpu
+def test_off_by_default(simdist_env):
+    simdist_env("SIMDIST_PIN_REPLICA_THREADS", "1")
+    strategy = tf.distribute.MirroredStrategy([f"GPU:{i}" for i in range(2)])
+    _cpus_seen(strategy)
+    simdist_env("SIMDIST_PIN_REPLICA_THREADS", None)
+    assert replica_affinity.run_cpu() is None
     assert set(_cpus_seen(strategy)) == {replica_affinity._PROCESS_CPUS}
 
 

@@ -89,8 +89,9 @@ def test_reduce_mean_per_replica_scales_the_loss_by_the_replica_count():
     assert four_losses[0] == pytest.approx(4 * one_losses[0], rel=1e-5)
 
 
-def test_optimizer_refuses_variables_created_outside_the_scope():
-    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+@pytest.mark.strategies(exclude=("default",))  # the default strategy has no scope to leave
+def test_optimizer_refuses_variables_created_outside_the_scope(distribution):
+    strategy = distribution
     outside = tf.Variable(1.0)
     with strategy.scope():
         optimizer = tf.keras.optimizers.SGD()

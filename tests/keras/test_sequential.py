@@ -1,4 +1,4 @@
-"""Sequential: building at construction or first call, shapes of the seed's CNN, training."""
+"""Sequential: building at construction or first call, the Fashion-MNIST CNN's shapes, training."""
 
 import numpy as np
 import pytest
@@ -49,7 +49,7 @@ def test_without_input_shape_builds_on_first_call():
     assert out.shape == (2, 10) and model.built
 
 
-def test_seed_cnn_shapes_names_and_parameter_count():
+def test_fashion_mnist_cnn_shapes_names_and_parameter_count():
     model = create_model()
     x = tf.constant(np.zeros((1, 28, 28, 1), np.float32))
     model(x)
@@ -113,7 +113,7 @@ def _synthetic_batch():
     return images, labels.astype(np.int64)
 
 
-def test_seed_cnn_trains_with_adam():
+def test_fashion_mnist_cnn_trains_with_adam():
     core_random.set_seed(0)
     images, labels = _synthetic_batch()
     model = create_model()

@@ -96,7 +96,7 @@ def test_local_mean_then_mean_is_right_only_for_equal_batches():
     assert np.isnan(empty.loss)
 
 
-def test_seed_loss_scaling_inside_a_step():
+def test_tutorial_loss_scaling_inside_a_step():
     # Per-example losses [2, 3] and [4, 5] as a linear model with w=0, b=0, y = -sqrt(2 l):
     # each replica's scaled loss is sum / 4 -> 1.25 and 2.25; the step loss is 3.5.
     losses = np.array([2.0, 3.0, 4.0, 5.0])

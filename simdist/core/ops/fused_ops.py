@@ -3,14 +3,16 @@
 ``conv2d_bias_activation`` and ``dense_bias_activation`` compute what ``conv2d`` (or
 ``matmul``), ``bias_add`` and ``relu`` compute one after the other, as one tape node:
 
-* forward: the bias rides inside the convolution's matmul (a column of ones in ``cols``,
-  the bias as the filters' last row); the relu then runs in place on the matmul's own
-  fresh output, so no intermediate array is allocated;
-* backward: one joint vjp masks the upstream gradient by the relu once, then gives the
-  filter and bias gradients from one matmul (``cols^T @ dy``: the ones column makes the
-  bias gradient its last row) and the input gradient by col2im. It walks the batch a few
-  images at a time (``_CHUNK_ROWS`` rows), so the masked gradient is still in cache when
-  both matmuls read it; the filter gradient is the sum of the chunks' matmuls, in a fixed
+* the batch is cut into blocks of a few images (about ``_CHUNK_ROWS`` output pixels, a
+  function of the shapes alone), run on simdist's intra-op threads (``intra_op``): each
+  block's result is its own slice, so the bits do not depend on the thread count;
+* forward, per block: the windows (im2col) and one matmul, the bias riding inside it (a
+  column of ones in ``cols``, the bias as the filters' last row); the relu then runs in
+  place on the matmul's output, so no intermediate array is allocated;
+* backward, per block: the upstream gradient masked by the relu once, then the block's
+  filter and bias gradient from one matmul (``cols^T @ dy``: the ones column makes the
+  bias gradient its last row) and its input gradient by col2im, while the masked gradient
+  is still in cache; the filter gradient is the sum of the blocks' matmuls, added in block
   order (deterministic, rounding like a blocked matmul).
 
 Values equal the unfused ops' up to float rounding (the bias is added inside the matmul's
@@ -24,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import errors
+from simdist.core.intra_op import items_per_block, run_blocks
 from simdist.core.ops._helpers import as_tensors
 from simdist.core.ops._windows import pad_hw
 from simdist.core.ops.conv_ops import col2im_add, conv_geometry, im2col
@@ -96,13 +99,25 @@ def conv2d_bias_activation(
     n, out_c = x4.shape[0], wv.shape[3]
     k = wv.shape[0] * wv.shape[1] * wv.shape[2]
     _check_bias("FusedConv2D", b, out_c)
-    cols = im2col(pad_hw(x4, h, w), h, w, ones_column=b is not None)
     wm = wv.reshape(k, out_c)
     if b is not None:
         wm = np.concatenate([wm, b._value.reshape(1, out_c)])
-    y2 = np.matmul(cols, wm)
-    if activation == "relu":
-        np.maximum(y2, 0, out=y2)
+    xp = pad_hw(x4, h, w)
+    per_image = h.out * w.out
+    step = items_per_block(per_image, _CHUNK_ROWS)  # images per block: shapes alone
+    num_blocks = -(-n // step)
+    cols: list[np.ndarray | None] = [None] * num_blocks  # each block's im2col, for backward
+    y2 = np.empty((n * per_image, out_c), dtype=xv.dtype)
+
+    def forward_block(i: int) -> None:
+        first, last = i * step, min(n, (i + 1) * step)
+        cols[i] = im2col(xp[first:last], h, w, ones_column=b is not None)
+        block = y2[first * per_image : last * per_image]
+        np.matmul(cols[i], wm, out=block)
+        if activation == "relu":
+            np.maximum(block, 0, out=block)
+
+    run_blocks(num_blocks, forward_block)
     out = make_tensor(y2.reshape(xv.shape[:-3] + (h.out, w.out, out_c)), x.dtype)
 
     def vjp(wanted, g):
@@ -110,21 +125,27 @@ def conv2d_bias_activation(
         want_wb = wanted[1] or (b is not None and wanted[2])
         dxp = np.zeros((n, h.padded, w.padded, xv.shape[-1]), g2.dtype) if wanted[0] else None
         wt = np.ascontiguousarray(wv.transpose(0, 1, 3, 2)) if wanted[0] else None
-        dwb = None
-        per_image = h.out * w.out
-        step = max(1, _CHUNK_ROWS // per_image)
-        # A few images at a time, so the masked gradient stays in cache for both matmuls.
-        for first in range(0, n, step):
-            last = min(n, first + step)
+        parts: list[np.ndarray | None] = [None] * num_blocks
+
+        def backward_block(i: int) -> None:
+            # The masked gradient of a few images, still in cache for both matmuls.
+            first, last = i * step, min(n, (i + 1) * step)
             rows = slice(first * per_image, last * per_image)
             gz = _relu_masked(g2[rows], y2[rows], activation)
             if want_wb:
-                part = np.matmul(cols[rows].T, gz)
-                dwb = part if dwb is None else np.add(dwb, part, out=dwb)
+                parts[i] = np.matmul(cols[i].T, gz)
             if wanted[0]:
                 col2im_add(dxp[first:last], gz, wt, h, w)
-        if want_wb and dwb is None:  # an empty batch
-            dwb = np.zeros((cols.shape[1], out_c), g2.dtype)
+
+        run_blocks(num_blocks, backward_block)
+        dwb = None
+        if want_wb:  # the blocks' sum in block order, whichever thread ran which block
+            if num_blocks == 0:  # an empty batch
+                dwb = np.zeros((k + int(b is not None), out_c), g2.dtype)
+            else:
+                dwb = parts[0]
+                for part in parts[1:]:
+                    np.add(dwb, part, out=dwb)
         dx = df = db = None
         if wanted[0]:
             dx = dxp[:, h.before : h.before + h.size, w.before : w.before + w.size]

@@ -9,7 +9,8 @@ Gradients: average pooling spreads each output's gradient evenly over its real i
 pooling sends it to the *first* maximum of the window in row-major order (TF's
 MaxPoolGrad rule), so ties (the zeros after a relu) are broken deterministically.
 Non-overlapping ``"VALID"`` windows (stride == window, the Keras default) take a fast path
-on a reshaped view.
+on a reshaped view. Max pooling works a few images at a time on the intra-op threads
+(``simdist.core.intra_op``): element-wise work on disjoint images, so the same bits.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import errors
+from simdist.core.intra_op import items_per_block, run_blocks
 from simdist.core.ops._helpers import as_tensors
 from simdist.core.ops._windows import Axis, normalize_pair, offset_slices, pad_hw, resolve_padding
 from simdist.core.tape import record
@@ -25,6 +27,7 @@ from simdist.core.tensor import Tensor, make_tensor
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool", "avg_pool"]
 
 _FORMATS = ("NHWC", "NCHW")
+_BLOCK_ELEMENTS = 1 << 16  # input elements per intra-op block: a few images, ~256 KiB
 
 
 def _offsets(h: Axis, w: Axis):
@@ -51,16 +54,32 @@ def _crop(dxp: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
 
 
 def _max_forward(xv: np.ndarray, h: Axis, w: Axis) -> tuple[np.ndarray, np.ndarray]:
-    """``(y, padded input)`` for max pooling."""
+    """``(y, padded input)`` for max pooling, a block of images per intra-op task."""
     fill = -np.inf if xv.dtype.kind == "f" else np.iinfo(xv.dtype).min
     xp = pad_hw(xv, h, w, fill)
-    windows = [xp[offset_slices(i, j, h, w)] for i, j in _offsets(h, w)]
-    if len(windows) == 1:
-        return windows[0].copy(), xp
-    y = np.maximum(windows[0], windows[1])  # no copy of the first window
-    for window in windows[2:]:
-        np.maximum(y, window, out=y)
+    y = np.empty((xv.shape[0], h.out, w.out, xv.shape[3]), dtype=xv.dtype)
+    offsets = list(_offsets(h, w))
+
+    def block(images: slice) -> None:
+        windows = [xp[images][offset_slices(i, j, h, w)] for i, j in offsets]
+        out = y[images]
+        if len(windows) == 1:
+            out[...] = windows[0]
+            return
+        np.maximum(windows[0], windows[1], out=out)
+        for window in windows[2:]:
+            np.maximum(out, window, out=out)
+
+    _by_images(xp, block)
     return y, xp
+
+
+def _by_images(xp: np.ndarray, block) -> None:
+    """``block(images)`` for each slice of a few images of ``xp``, on the intra-op threads
+    (element-wise work on disjoint images: the same bits however it is shared out)."""
+    n = xp.shape[0]
+    step = items_per_block(xp[0].size, _BLOCK_ELEMENTS)
+    run_blocks(-(-n // step), lambda b: block(slice(b * step, min(n, (b + 1) * step))))
 
 
 def _first_max_masks(windows, y: np.ndarray):
@@ -91,17 +110,28 @@ def _max_backward(g: np.ndarray, y: np.ndarray, xp: np.ndarray, h: Axis, w: Axis
         # ragged edge that no window covers. (A non-finite upstream gradient also reaches
         # the window's other inputs as NaN through the multiply, as before this fast path.)
         dxp = np.empty(xp.shape, dtype=g.dtype)
-        dxp[:, h.out * h.k :] = 0
-        dxp[:, : h.out * h.k, w.out * w.k :] = 0
-        xb, db = _blocks(xp, h, w), _blocks(dxp, h, w)
-        windows = [xb[:, :, i, :, j, :] for i, j in offsets]
-        for (i, j), hit in zip(offsets, _first_max_masks(windows, y), strict=True):
-            np.multiply(g, hit, out=db[:, :, i, :, j, :])
+
+        def block(images: slice) -> None:
+            part = dxp[images]
+            part[:, h.out * h.k :] = 0
+            part[:, : h.out * h.k, w.out * w.k :] = 0
+            xb, db = _blocks(xp[images], h, w), _blocks(part, h, w)
+            windows = [xb[:, :, i, :, j, :] for i, j in offsets]
+            masks = _first_max_masks(windows, y[images])
+            for (i, j), hit in zip(offsets, masks, strict=True):
+                np.multiply(g[images], hit, out=db[:, :, i, :, j, :])
+
+        _by_images(xp, block)
         return dxp
     dxp = np.zeros(xp.shape, dtype=g.dtype)
-    windows = [xp[offset_slices(i, j, h, w)] for i, j in offsets]
-    for (i, j), hit in zip(offsets, _first_max_masks(windows, y), strict=True):
-        dxp[offset_slices(i, j, h, w)] += np.where(hit, g, 0)
+
+    def overlapping_block(images: slice) -> None:
+        part = dxp[images]
+        windows = [xp[images][offset_slices(i, j, h, w)] for i, j in offsets]
+        for (i, j), hit in zip(offsets, _first_max_masks(windows, y[images]), strict=True):
+            part[offset_slices(i, j, h, w)] += np.where(hit, g[images], 0)
+
+    _by_images(xp, overlapping_block)
     return _crop(dxp, h, w)
 
 

@@ -88,7 +88,7 @@ class DataHandler:
         self._persistent = None
         self.seed = shuffle_seed() if seed is None else int(seed)
         self._distributed = _is_distributed_input(x)
-        if self._distributed:  # already distributed by the user (the seed's MWMS example)
+        if self._distributed:  # already distributed by the user (the MWMS API page's example)
             if y is not None or batch_size is not None:
                 raise ValueError(
                     "`y` and `batch_size` are not supported with a distributed dataset: its "
