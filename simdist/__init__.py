@@ -18,6 +18,7 @@ from simdist import math as math
 from simdist import nn as nn
 from simdist import random as random
 from simdist import sim as sim
+from simdist import summary as summary
 from simdist import tpu as tpu
 from simdist import train as train
 from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
@@ -25,4 +26,7 @@ from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
 from simdist.core.ops.nn_ops import sigmoid as sigmoid
 from simdist.core.ops.nn_ops import tanh as tanh
+from simdist.keras import losses as losses
+from simdist.keras import metrics as metrics
+from simdist.keras import optimizers as optimizers
 from simdist.version import __version__ as __version__

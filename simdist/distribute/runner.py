@@ -129,6 +129,7 @@ _THREAD_LOCALS = (
     ("simdist.distribute.cluster_resolver.tf_config", "_local"),
     ("simdist.sim.worker_environ", "_local"),
     ("simdist.distribute.set_strategy", "_local"),
+    ("simdist.summary.writer", "_STATE"),
 )
 
 

@@ -3,7 +3,8 @@
 ``Callback``, ``CallbackList``, ``History``, ``ProgbarLogger`` live in
 :mod:`simdist.keras.engine.callback_base`; ``ModelCheckpoint`` and ``BackupAndRestore`` in
 :mod:`simdist.keras.callbacks_checkpoint`; ``EarlyStopping``, ``LearningRateScheduler`` and
-``CSVLogger`` here.
+``CSVLogger``, ``LambdaCallback``, ``TerminateOnNaN`` and ``ReduceLROnPlateau`` here;
+``TensorBoard`` in :mod:`simdist.keras.callbacks_tensorboard`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import warnings
 import numpy as np
 
 from simdist.keras.callbacks_checkpoint import BackupAndRestore, ModelCheckpoint
+from simdist.keras.callbacks_tensorboard import TensorBoard
 from simdist.keras.engine.callback_base import Callback, CallbackList, History, ProgbarLogger
 
 __all__ = [
@@ -28,6 +30,9 @@ __all__ = [
     "LearningRateScheduler",
     "CSVLogger",
     "LambdaCallback",
+    "TerminateOnNaN",
+    "ReduceLROnPlateau",
+    "TensorBoard",
 ]
 
 
@@ -114,8 +119,10 @@ class EarlyStopping(Callback):
             self.model.stop_training = True
             if self.restore_best_weights and self.best_weights is not None:
                 if self.verbose > 0:
-                    print("Restoring model weights from the end of the best epoch: "
-                          f"{self.best_epoch + 1}.")
+                    print(
+                        "Restoring model weights from the end of the best epoch: "
+                        f"{self.best_epoch + 1}."
+                    )
                 self.model.set_weights(self.best_weights)
 
     def on_train_end(self, logs=None):
@@ -153,13 +160,12 @@ class LearningRateScheduler(Callback):
         if hasattr(lr, "numpy"):
             lr = np.asarray(lr.numpy())
         if not isinstance(lr, (float, int, np.floating, np.integer, np.ndarray)):
-            raise ValueError(
-                f'The output of the "schedule" function should be float. Got: {lr!r}'
-            )
+            raise ValueError(f'The output of the "schedule" function should be float. Got: {lr!r}')
         variable.assign(float(lr))
         if self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to "
-                  f"{float(lr)}.")
+            print(
+                f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {float(lr)}."
+            )
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
@@ -182,8 +188,8 @@ class CSVLogger(Callback):
         self._writer = None
 
     def on_train_begin(self, logs=None):
-        has_content = self.append and os.path.exists(self.filename) and (
-            os.path.getsize(self.filename) > 0
+        has_content = (
+            self.append and os.path.exists(self.filename) and (os.path.getsize(self.filename) > 0)
         )
         self._append_header = not has_content
         self._file = open(self.filename, "a" if self.append else "w", newline="")
@@ -229,3 +235,130 @@ class LambdaCallback(Callback):
             if not name.startswith("on_") or not hasattr(Callback, name):
                 raise TypeError(f"Unknown callback hook {name!r}.")
             setattr(self, name, fn)
+
+
+class TerminateOnNaN(Callback):
+    """Stop training after the batch whose loss is NaN or infinite (prints which batch)."""
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is None:
+            return
+        value = float(np.asarray(loss))
+        if np.isnan(value) or np.isinf(value):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiply the learning rate by ``factor`` when ``monitor`` has not improved for
+    ``patience`` epochs, then wait ``cooldown`` epochs; never below ``min_lr``.
+
+    As Keras 2: an epoch improves when ``monitor`` beats the best by more than
+    ``min_delta`` (lower for ``'min'``; higher for ``'max'``; ``'auto'``: higher for names
+    containing ``acc``); every epoch's logs get ``lr`` (the rate before any reduction).
+
+    Raises:
+        ValueError: ``factor >= 1``.
+        TypeError: at a reduction, an optimizer whose learning rate is a schedule.
+    """
+
+    def __init__(
+        self,
+        monitor="val_loss",
+        factor=0.1,
+        patience=10,
+        verbose=0,
+        mode="auto",
+        min_delta=1e-4,
+        cooldown=0,
+        min_lr=0,
+        **kwargs,
+    ) -> None:
+        super().__init__()
+        if "epsilon" in kwargs:
+            min_delta = kwargs.pop("epsilon")
+            warnings.warn("`epsilon` is deprecated; use `min_delta`.", stacklevel=2)
+        if kwargs:
+            raise TypeError(f"Unexpected keyword argument(s): {sorted(kwargs)}.")
+        if factor >= 1.0:
+            raise ValueError(
+                f"ReduceLROnPlateau does not support a factor >= 1.0. Got {factor}; pass a "
+                "factor below 1 (the rate is multiplied by it)."
+            )
+        self.monitor = monitor
+        self.factor = factor
+        self.min_lr = min_lr
+        self.min_delta = min_delta
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        if mode not in ("auto", "min", "max"):
+            warnings.warn(
+                f"Learning rate reduction mode {mode} is unknown, fallback to auto mode.",
+                stacklevel=2,
+            )
+            mode = "auto"
+        self.mode = mode
+        self._reset()
+
+    def _reset(self) -> None:
+        if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
+            self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+            self.best = np.inf
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+            self.best = -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def _learning_rate(self):
+        from simdist.keras.optimizers.schedules import LearningRateSchedule
+
+        lr = self.model.optimizer.learning_rate
+        if isinstance(lr, LearningRateSchedule) or not hasattr(lr, "assign"):
+            raise TypeError(
+                "This optimizer was created with a `LearningRateSchedule` object as its "
+                "`learning_rate` constructor argument, hence its learning rate is not "
+                "settable. Use a float learning rate with ReduceLROnPlateau."
+            )
+        return lr
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        lr = self._learning_rate()
+        logs["lr"] = float(np.asarray(lr.numpy()))
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(
+                f"Learning rate reduction is conditioned on metric `{self.monitor}` which is "
+                f"not available. Available metrics are: {','.join(logs)}.",
+                stacklevel=2,
+            )
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = float(np.asarray(lr.numpy()))
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    lr.assign(new_lr)
+                    if self.verbose > 0:
+                        print(
+                            f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate "
+                            f"to {new_lr}."
+                        )
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0

@@ -1,14 +1,20 @@
-"""``ModelCheckpoint`` and ``BackupAndRestore``: callbacks that write ``tf.train.Checkpoint``s.
+"""``ModelCheckpoint`` and ``BackupAndRestore``: callbacks that save training as it goes.
 
-``ModelCheckpoint(filepath)`` formats ``filepath`` by ``epoch`` (1-based) and the epoch's logs
-(``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``). A name that says a file or a directory is
-saved as Keras users expect (``simdist.keras.saving``): ``"ckpt_{epoch:04d}.weights.h5"`` is
-one file per save (``save_weights``: a later ``glob`` finds it and ``load_weights`` reads
-it), ``"m_{epoch}.keras"`` one file with the whole model (``model.save``), an existing
-directory (or a name ending in ``/``) is saved into. Any other name is a checkpoint prefix:
-``<filepath>.index`` + its data file, the model's variables and the optimizer's too unless
-``save_weights_only``; restore with ``tf.train.Checkpoint(model=model).restore(path)`` (add
-``optimizer=`` for a full save).
+``ModelCheckpoint(filepath)`` formats ``filepath`` with ``epoch`` (1-based), ``batch``
+(1-based, for ``save_freq=n``) and the logs, e.g. ``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``,
+then saves, by the formatted name:
+
+* a Keras file name, ``*.weights.h5`` / ``*.h5`` / ``*.keras``, or a path that is a directory
+  (or ends with ``/``): as Keras does, ``model.save_weights(path)`` with
+  ``save_weights_only``, else ``model.save(path)`` (so one file per save, in the format
+  those write; a directory receives the saved model);
+* any other name (a checkpoint prefix): ``<path>.index`` + its data file, a
+  ``tf.train.Checkpoint`` of the model's variables, and the optimizer's too unless
+  ``save_weights_only``; restore with ``tf.train.Checkpoint(model=model).restore(path)``
+  (add ``optimizer=`` for a full save).
+
+``save_freq='epoch'`` saves at each epoch's end (every ``period`` epochs), ``save_freq=n``
+after every ``n`` training batches, counted across epochs as Keras counts them.
 
 ``BackupAndRestore(backup_dir)`` makes ``fit`` resumable. It keeps, in ``backup_dir/chief``:
 
@@ -58,6 +64,17 @@ def _check_freq(save_freq):
     return save_freq
 
 
+def _is_keras_target(path: str) -> bool:
+    """A name that Keras saves with ``model.save``/``save_weights``: its file suffixes, or a
+    directory."""
+    lowered = path.lower()
+    return (
+        lowered.endswith((".h5", ".keras", ".hdf5"))
+        or path.endswith(("/", os.sep))
+        or os.path.isdir(path)
+    )
+
+
 class ModelCheckpoint(Callback):
     """Save the model (or its weights) every epoch, every ``save_freq`` batches, or only
     when ``monitor`` improves (``save_best_only``).
@@ -75,11 +92,19 @@ class ModelCheckpoint(Callback):
         save_weights_only=False,
         mode="auto",
         save_freq="epoch",
+        options=None,
         initial_value_threshold=None,
+        **kwargs,
     ) -> None:
         from simdist.keras.callbacks import monitor_op
 
         super().__init__()
+        self.period = int(kwargs.pop("period", 1))
+        if kwargs:
+            raise TypeError(
+                f"Unexpected keyword argument(s) for ModelCheckpoint: {sorted(kwargs)}."
+            )
+        self.options = options
         self.filepath = os.fspath(filepath)
         self.monitor = monitor
         self.verbose = verbose
@@ -92,7 +117,9 @@ class ModelCheckpoint(Callback):
         else:
             self.best = np.inf if self.monitor_op is np.less else -np.inf
         self._batches = 0
+        self._last_batch_seen = -1
         self._epoch = 0
+        self._epochs_since_last_save = 0
 
     def _checkpoint(self) -> Checkpoint:
         if self.save_weights_only or self.model.optimizer is None:
@@ -105,12 +132,18 @@ class ModelCheckpoint(Callback):
     def on_train_batch_end(self, batch, logs=None):
         if self.save_freq == "epoch":
             return
-        self._batches += 1
-        if self._batches % self.save_freq == 0:
+        # Keras's count: a batch index not above the last one seen starts a new epoch.
+        added = batch + 1 if batch <= self._last_batch_seen else batch - self._last_batch_seen
+        self._last_batch_seen = batch
+        self._batches += added
+        if self._batches >= self.save_freq:
+            self._batches = 0
             self._save(self._epoch, dict(logs or {}, batch=batch + 1))
 
     def on_epoch_end(self, epoch, logs=None):
-        if self.save_freq == "epoch":
+        self._epochs_since_last_save += 1
+        if self.save_freq == "epoch" and self._epochs_since_last_save >= self.period:
+            self._epochs_since_last_save = 0
             self._save(epoch, logs or {})
 
     def _save(self, epoch: int, logs: dict) -> None:
@@ -146,10 +179,15 @@ class ModelCheckpoint(Callback):
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
         strategy = self.model.distribute_strategy
         path = multi_worker_util.write_filepath(path, strategy)  # non-chief: a temp copy
-        if not saving.save_for_callback(self.model, path, self.save_weights_only):
-            directory = os.path.dirname(path)
-            if directory:
-                os.makedirs(directory, exist_ok=True)
+        directory = os.path.dirname(path.rstrip("/" + os.sep))
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        if _is_keras_target(path):
+            if self.save_weights_only:
+                self.model.save_weights(path, overwrite=True)
+            else:
+                self.model.save(path, overwrite=True)
+        else:
             self._checkpoint().write(path)
         multi_worker_util.remove_temp_dir(path, strategy)
 

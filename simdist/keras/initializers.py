@@ -29,6 +29,8 @@ __all__ = [
     "RandomUniform",
     "TruncatedNormal",
     "VarianceScaling",
+    "Orthogonal",
+    "Identity",
     "GlorotUniform",
     "GlorotNormal",
     "HeNormal",
@@ -266,39 +268,66 @@ LecunUniform = _preset(
     "LecunUniform", 1.0, "fan_in", "uniform", "Uniform, limit = sqrt(3 / fan_in)."
 )
 
+
 class Orthogonal(_Random):
-    """A (semi-)orthogonal matrix times ``gain``: the QR decomposition of a normal draw of
-    shape ``(prod(shape[:-1]), shape[-1])`` (transposed when it has fewer rows than columns),
-    its ``q`` with column signs fixed by ``sign(diag(r))``, as Keras does.
+    """A (semi-)orthogonal matrix times ``gain``: the Q of a QR decomposition of a normal
+    ``(max(rows, cols), min(rows, cols))`` matrix, signs fixed by R's diagonal, rows being the
+    product of all but the last dimension.
 
     Raises:
-        ValueError: a shape of rank below 2.
+        ValueError: a shape of fewer than two dimensions.
     """
 
-    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+    def __init__(self, gain=1.0, seed=None) -> None:
         super().__init__(seed)
-        self.gain = float(gain)
+        self.gain = gain
 
     def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
         shape = _shape(shape)
         if len(shape) < 2:
             raise ValueError(
-                f"The tensor to initialize must be at least two-dimensional. Received: "
+                "The tensor to initialize must be at least two-dimensional. Received: "
                 f"shape={shape} of rank {len(shape)}."
             )
         dtype = _dtype(dtype)
         rows = int(np.prod(shape[:-1]))
         cols = shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        draw = np.asarray(self._normal(flat, 0.0, 1.0, dtype)._value, dtype=np.float64)
-        q, r = np.linalg.qr(draw)
+        a = np.asarray(self._normal(flat, 0.0, 1.0, dtype)._value, np.float64)
+        q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        return convert_to_tensor((self.gain * q).reshape(shape).astype(dtype.as_numpy_dtype))
+        values = (self.gain * q).reshape(shape).astype(dtype.as_numpy_dtype)
+        return constant(values, dtype=dtype)
 
     def get_config(self) -> dict:
         return {"gain": self.gain, "seed": self.seed}
+
+
+class Identity(Initializer):
+    """``gain`` times the identity matrix (rectangular shapes: ones on the main diagonal).
+
+    Raises:
+        ValueError: a shape that is not two-dimensional.
+    """
+
+    def __init__(self, gain=1.0) -> None:
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs) -> Tensor:
+        shape = _shape(shape)
+        if len(shape) != 2:
+            raise ValueError(
+                "Identity matrix initializer can only be used for 2D matrices. Received: "
+                f"shape={shape} of rank {len(shape)}."
+            )
+        dtype = _dtype(dtype)
+        values = (self.gain * np.eye(*shape)).astype(dtype.as_numpy_dtype)
+        return constant(values, dtype=dtype)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain}
 
 
 _CLASSES = {
@@ -318,6 +347,7 @@ _CLASSES = {
         LecunNormal,
         LecunUniform,
         Orthogonal,
+        Identity,
     )
 }
 _ALIASES = {backend.to_snake_case(name): cls for name, cls in _CLASSES.items()}

@@ -6,26 +6,31 @@ example: categorical losses reduce the class axis, pointwise ones (``mean_square
 weights and reduces as ``reduction`` says (see :mod:`simdist.keras.losses_utils`).
 
 Under a ``tf.distribute`` strategy, outside Keras's own training loop, a loss object whose
-reduction is ``AUTO`` or ``SUM_OVER_BATCH_SIZE`` raises ``ValueError``: per-replica means
-would then be summed across replicas, so the user must reduce with ``SUM`` or ``NONE`` and
-divide by the global batch size.
+reduction is ``AUTO`` or ``SUM_OVER_BATCH_SIZE`` raises ``ValueError`` (see
+:mod:`simdist.keras.loss_base`). Regression, distribution and margin losses (Huber, KL
+divergence, cosine similarity...) are in :mod:`simdist.keras.regression_losses`; all are
+named here, and ``get``/``serialize``/``deserialize`` resolve them as Keras 2 does.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from simdist.core import dtypes
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import array_ops, elementwise_ops, math_ops, nn_losses, reduction_ops
 from simdist.core.tensor import Tensor
-from simdist.keras import backend
-from simdist.keras.losses_utils import (
-    Reduction,
-    ReductionV2,
-    compute_weighted_loss,
-    in_strategy,
-    squeeze_or_expand_dimensions,
+from simdist.keras import backend, regression_losses
+from simdist.keras.loss_base import Loss, LossFunctionWrapper
+from simdist.keras.losses_utils import Reduction, ReductionV2, prepare_labels
+from simdist.keras.regression_losses import (
+    cosine_similarity,
+    hinge,
+    huber,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_percentage_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    squared_hinge,
 )
 
 __all__ = [
@@ -45,24 +50,8 @@ __all__ = [
     "get",
 ]
 
-_STRATEGY_MESSAGE = (
-    "Please use `tf.keras.losses.Reduction.SUM` or `tf.keras.losses.Reduction.NONE` for loss "
-    "reduction when losses are used with `tf.distribute.Strategy` outside of the built-in "
-    "training loops (loss {name!r} has reduction {reduction!r}). Implement "
-    "SUM_OVER_BATCH_SIZE with the global batch size instead: create the loss with "
-    "reduction=tf.keras.losses.Reduction.NONE and compute "
-    "tf.reduce_sum(loss_obj(labels, predictions)) * (1. / global_batch_size), or use "
-    "tf.nn.compute_average_loss."
-)
-
-
 # --- per-example loss functions ---------------------------------------------------------
-def _prepare(y_true, y_pred) -> tuple[Tensor, Tensor]:
-    y_pred = convert_to_tensor(y_pred)
-    if not y_pred.dtype.is_floating:
-        y_pred = math_ops.cast(y_pred, backend.floatx())
-    y_true = math_ops.cast(convert_to_tensor(y_true), y_pred.dtype)
-    return y_true, y_pred
+_prepare = prepare_labels
 
 
 def _smooth(y_true: Tensor, label_smoothing: float, num_classes) -> Tensor:
@@ -170,70 +159,7 @@ def sparse_categorical_crossentropy(
     return array_ops.reshape(flat, out_shape)
 
 
-# --- loss classes -----------------------------------------------------------------------
-class Loss:
-    """Base loss class: ``loss(y_true, y_pred, sample_weight=None)`` -> reduced loss.
-
-    Subclasses implement ``call(y_true, y_pred)`` returning per-example losses.
-
-    Raises:
-        ValueError: an unknown ``reduction``.
-    """
-
-    def __init__(self, reduction: str = ReductionV2.AUTO, name: str | None = None) -> None:
-        ReductionV2.validate(reduction)
-        self.reduction = reduction
-        self.name = name
-        # Keras's own compile/fit set this: they divide by the global batch themselves.
-        self._allow_sum_over_batch_size = False
-
-    def __call__(self, y_true, y_pred, sample_weight=None) -> Tensor:
-        """Per-example losses from ``call``, weighted by ``sample_weight``, then reduced.
-
-        Raises:
-            ValueError: reduction ``AUTO``/``SUM_OVER_BATCH_SIZE`` under a strategy.
-        """
-        reduction = self._get_reduction()
-        losses = self.call(y_true, y_pred)
-        return compute_weighted_loss(losses, sample_weight, reduction=reduction)
-
-    def call(self, y_true, y_pred) -> Tensor:
-        raise NotImplementedError(f"{type(self).__name__} must implement call().")
-
-    def _get_reduction(self) -> str:
-        risky = self.reduction in (ReductionV2.AUTO, ReductionV2.SUM_OVER_BATCH_SIZE)
-        if risky and not self._allow_sum_over_batch_size and in_strategy():
-            raise ValueError(_STRATEGY_MESSAGE.format(name=self.name, reduction=self.reduction))
-        if self.reduction == ReductionV2.AUTO:
-            return ReductionV2.SUM_OVER_BATCH_SIZE
-        return self.reduction
-
-    def get_config(self) -> dict:
-        return {"reduction": self.reduction, "name": self.name}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Loss:
-        return cls(**config)
-
-
-class LossFunctionWrapper(Loss):
-    """A :class:`Loss` around a per-example loss function and its keyword arguments."""
-
-    def __init__(self, fn: Callable, reduction=ReductionV2.AUTO, name=None, **kwargs) -> None:
-        super().__init__(reduction=reduction, name=name)
-        self.fn = fn
-        self._fn_kwargs = kwargs
-
-    def call(self, y_true, y_pred) -> Tensor:
-        y_pred = convert_to_tensor(y_pred)
-        y_true = convert_to_tensor(y_true)
-        y_pred, y_true, _ = squeeze_or_expand_dimensions(y_pred, y_true)
-        return self.fn(y_true, y_pred, **self._fn_kwargs)
-
-    def get_config(self) -> dict:
-        return {**self._fn_kwargs, **super().get_config()}
-
-
+# --- loss classes ---------------------------------------------------------------------
 class MeanSquaredError(LossFunctionWrapper):
     """Mean of squared errors over the last axis, then reduced."""
 
@@ -311,18 +237,49 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
 
+# --- names ------------------------------------------------------------------------------
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+Huber = regression_losses.Huber
+LogCosh = regression_losses.LogCosh
+KLDivergence = regression_losses.KLDivergence
+Poisson = regression_losses.Poisson
+CosineSimilarity = regression_losses.CosineSimilarity
+MeanAbsolutePercentageError = regression_losses.MeanAbsolutePercentageError
+MeanSquaredLogarithmicError = regression_losses.MeanSquaredLogarithmicError
+Hinge = regression_losses.Hinge
+SquaredHinge = regression_losses.SquaredHinge
 
 _FUNCTIONS = {
-    "mean_squared_error": mean_squared_error,
-    "mse": mean_squared_error,
-    "mean_absolute_error": mean_absolute_error,
-    "mae": mean_absolute_error,
-    "binary_crossentropy": binary_crossentropy,
-    "categorical_crossentropy": categorical_crossentropy,
-    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    fn.__name__: fn
+    for fn in (
+        mean_squared_error,
+        mean_absolute_error,
+        mean_absolute_percentage_error,
+        mean_squared_logarithmic_error,
+        binary_crossentropy,
+        categorical_crossentropy,
+        sparse_categorical_crossentropy,
+        huber,
+        log_cosh,
+        kl_divergence,
+        poisson,
+        cosine_similarity,
+        hinge,
+        squared_hinge,
+    )
 }
+_FUNCTIONS.update(
+    {
+        "mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape,
+        "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld, "logcosh": log_cosh,
+        "kullback_leibler_divergence": kl_divergence,
+    }
+)  # fmt: skip
 _CLASSES = {
     cls.__name__: cls
     for cls in (
@@ -331,24 +288,84 @@ _CLASSES = {
         BinaryCrossentropy,
         CategoricalCrossentropy,
         SparseCategoricalCrossentropy,
+        Huber,
+        LogCosh,
+        KLDivergence,
+        Poisson,
+        CosineSimilarity,
+        MeanAbsolutePercentageError,
+        MeanSquaredLogarithmicError,
+        Hinge,
+        SquaredHinge,
     )
 }
 
 
-def get(identifier):
-    """A loss from a function name (``'mse'``), a class name, a loss object or a callable.
+def serialize(loss) -> dict | str:
+    """A loss object as Keras 2's ``{'module', 'class_name', 'config', 'registered_name'}``
+    dict; a loss function as its name.
 
     Raises:
-        ValueError: the identifier names no loss.
+        ValueError: a function that is not one of Keras's (it has no name to save).
+    """
+    if isinstance(loss, Loss):
+        return {
+            "module": "keras.losses",
+            "class_name": type(loss).__name__,
+            "config": loss.get_config(),
+            "registered_name": None if type(loss).__name__ in _CLASSES else type(loss).__name__,
+        }
+    name = getattr(loss, "__name__", None)
+    if name in _FUNCTIONS and _FUNCTIONS[name] is loss:
+        return name
+    if callable(loss) and name:
+        return name  # a custom function: load it back with custom_objects={name: fn}
+    raise ValueError(f"Cannot serialize {loss!r}: it is not a loss object or a named function.")
+
+
+def deserialize(config, custom_objects=None):
+    """A loss function from its name, or a loss object from :func:`serialize`'s dict.
+
+    Raises:
+        ValueError: a name that is no loss (pass custom losses in ``custom_objects``).
+    """
+    custom = dict(custom_objects or {})
+    if isinstance(config, str):
+        found = custom.get(config) or _FUNCTIONS.get(config)
+        if found is None and config in _CLASSES:
+            found = _CLASSES[config]()
+        if found is None:
+            raise ValueError(
+                f"Could not interpret loss function identifier {config!r}: Unknown loss function: "
+                f"{config!r}. Use one of {sorted(_FUNCTIONS)}, a loss "
+                "class name, or pass custom losses in `custom_objects`."
+            )
+        return found
+    name = str(config.get("class_name", ""))
+    cls = custom.get(name) or _CLASSES.get(name)
+    if cls is None:
+        raise ValueError(
+            f"Could not interpret loss function identifier {name!r}: Unknown loss function: "
+            f"{name!r}. Use one of {sorted(_CLASSES)}, or pass the "
+            "class in `custom_objects`."
+        )
+    if isinstance(cls, type):
+        return cls.from_config(config.get("config") or {})
+    return cls
+
+
+def get(identifier, custom_objects=None):
+    """A loss from a function name (``'mse'``), a class name, a config dict, a loss object or
+    a callable (``None`` stays ``None``).
+
+    Raises:
+        ValueError: the identifier names no loss, or is of another kind.
     """
     if identifier is None or isinstance(identifier, Loss) or callable(identifier):
         return identifier
-    if isinstance(identifier, str):
-        if identifier in _FUNCTIONS:
-            return _FUNCTIONS[identifier]
-        if identifier in _CLASSES:
-            return _CLASSES[identifier]()
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier, custom_objects)
     raise ValueError(
         f"Could not interpret loss function identifier: {identifier!r}; use one of "
-        f"{sorted(_FUNCTIONS)} or a loss object."
+        f"{sorted(_FUNCTIONS)}, a loss object or a config dict."
     )

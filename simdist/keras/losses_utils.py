@@ -24,6 +24,8 @@ __all__ = [
     "squeeze_or_expand_dimensions",
     "remove_squeezable_dimensions",
     "in_strategy",
+    "prepare_labels",
+    "match_dtype_and_rank",
 ]
 
 
@@ -55,6 +57,42 @@ Reduction = ReductionV2
 def in_strategy() -> bool:
     """True inside a ``tf.distribute`` strategy's scope or replica function."""
     return state.replica_context is not None or bool(state.strategy_stack)
+
+
+def prepare_labels(y_true, y_pred) -> tuple[Tensor, Tensor]:
+    """``(y_true, y_pred)`` as tensors: non-float predictions cast to ``floatx``, labels cast
+    to the predictions' dtype (what every Keras 2 loss function does first)."""
+    from simdist.keras import backend
+
+    y_pred = convert_to_tensor(y_pred)
+    if not y_pred.dtype.is_floating:
+        y_pred = math_ops.cast(y_pred, backend.floatx())
+    y_true = math_ops.cast(convert_to_tensor(y_true), y_pred.dtype)
+    return y_true, y_pred
+
+
+def match_dtype_and_rank(y_true, y_pred, sample_weight=None):
+    """What Keras 2's ``compile``d loss does to labels before calling any loss (its shape rule).
+
+    Labels of rank 1 against predictions of rank 2 gain a trailing axis (so ``'mse'`` with
+    labels ``(64,)`` and predictions ``(64, 10)`` compares each label with all 10 outputs,
+    by broadcasting); so does a rank-1 ``sample_weight``. Float labels take the predictions'
+    float dtype, integer labels their integer dtype; the weights take the predictions' dtype.
+    Returns ``(y_true, y_pred, sample_weight)``.
+    """
+    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+    if y_true.shape.rank == 1 and y_pred.shape.rank == 2:
+        y_true = array_ops.expand_dims(y_true, -1)
+    if sample_weight is not None:
+        sample_weight = convert_to_tensor(sample_weight)
+        if sample_weight.shape.rank == 1 and y_pred.shape.rank == 2:
+            sample_weight = array_ops.expand_dims(sample_weight, -1)
+        sample_weight = math_ops.cast(sample_weight, y_pred.dtype)
+    both_float = y_true.dtype.is_floating and y_pred.dtype.is_floating
+    both_int = y_true.dtype.is_integer and y_pred.dtype.is_integer
+    if both_float or both_int:
+        y_true = math_ops.cast(y_true, y_pred.dtype)
+    return y_true, y_pred, sample_weight
 
 
 def remove_squeezable_dimensions(labels: Tensor, predictions: Tensor, expected_rank_diff=0):

@@ -16,17 +16,49 @@ metric.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
-
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import array_ops, comparison_ops, math_ops, reduction_ops
 from simdist.core.tensor import Tensor
-from simdist.core.variables import VariableAggregation, VariableSynchronization
-from simdist.keras import backend, losses
-from simdist.keras.engine.base_layer import Layer
-from simdist.keras.losses_utils import squeeze_or_expand_dimensions
+from simdist.keras import backend
+from simdist.keras.confusion_metrics import (
+    AUC,
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    Recall,
+    TrueNegatives,
+    TruePositives,
+)
+from simdist.keras.losses import (
+    binary_crossentropy,
+    categorical_crossentropy,
+    hinge,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    sparse_categorical_crossentropy,
+    squared_hinge,
+)
+from simdist.keras.metric_base import Mean, MeanMetricWrapper, Metric, Reduce, Sum
+from simdist.keras.metric_wrappers import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    CosineSimilarity,
+    KLDivergence,
+    MeanAbsoluteError,
+    MeanSquaredError,
+    RootMeanSquaredError,
+    SparseCategoricalCrossentropy,
+    SparseTopKCategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    cosine_similarity,
+    sparse_top_k_categorical_accuracy,
+    top_k_categorical_accuracy,
+)
 
 __all__ = [
     "Metric",
@@ -43,155 +75,30 @@ __all__ = [
     "binary_accuracy",
     "categorical_accuracy",
     "sparse_categorical_accuracy",
+    "top_k_categorical_accuracy",
+    "sparse_top_k_categorical_accuracy",
+    "cosine_similarity",
+    "TopKCategoricalAccuracy",
+    "SparseTopKCategoricalAccuracy",
+    "MeanAbsoluteError",
+    "RootMeanSquaredError",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy",
+    "KLDivergence",
+    "CosineSimilarity",
+    "AUC",
+    "Precision",
+    "Recall",
+    "TruePositives",
+    "FalsePositives",
+    "TrueNegatives",
+    "FalseNegatives",
+    "accuracy_for",
+    "get",
+    "serialize",
+    "deserialize",
 ]
-
-
-class Metric(Layer):
-    """Base class: subclasses create state with :meth:`add_weight` and implement
-    ``update_state`` and ``result``."""
-
-    _TRACKS = False
-
-    def __init__(self, name=None, dtype=None, **kwargs) -> None:
-        super().__init__(name=name, dtype=dtype, **kwargs)
-        self.built = True
-
-    def __call__(self, *args, **kwargs) -> Tensor:
-        """``update_state(*args, **kwargs)``, then ``result()``."""
-        self.update_state(*args, **kwargs)
-        return self.result()
-
-    def add_weight(
-        self,
-        name,
-        shape=(),
-        aggregation=VariableAggregation.SUM,
-        synchronization=VariableSynchronization.ON_READ,
-        initializer=None,
-        dtype=None,
-    ):
-        """A state variable: non-trainable, ON_READ, aggregated with ``aggregation``."""
-        return super().add_weight(
-            name=name,
-            shape=shape,
-            dtype=dtype or self.dtype,
-            initializer=initializer or "zeros",
-            trainable=False,
-            synchronization=synchronization,
-            aggregation=aggregation,
-        )
-
-    def _weight_path(self, name: str) -> str:
-        return name  # Keras names metric state 'total:0', 'count:0'
-
-    def update_state(self, *args, **kwargs) -> None:
-        raise NotImplementedError(f"{type(self).__name__} must implement update_state().")
-
-    def result(self) -> Tensor:
-        raise NotImplementedError(f"{type(self).__name__} must implement result().")
-
-    def reset_state(self) -> None:
-        """Set every state variable back to zero."""
-        for v in self.variables:
-            v.assign(np.zeros(tuple(v.shape), v.dtype.as_numpy_dtype))
-
-    reset_states = reset_state
-
-
-def _read(variable) -> Tensor:
-    return convert_to_tensor(variable)
-
-
-class Reduce(Metric):
-    """Accumulates a (weighted) sum, and for means a count."""
-
-    _SUM, _WEIGHTED_MEAN = "sum", "weighted_mean"
-
-    def __init__(self, reduction: str, name=None, dtype=None) -> None:
-        super().__init__(name=name, dtype=dtype)
-        self.reduction = reduction
-        self.total = self.add_weight("total", initializer="zeros")
-        if reduction != self._SUM:
-            self.count = self.add_weight("count", initializer="zeros")
-
-    def update_state(self, values, sample_weight=None) -> None:
-        """Add ``values`` (times ``sample_weight``) to the total; for means, add the
-        weights' sum (or the number of values) to the count.
-
-        Raises:
-            ValueError: ``sample_weight`` that cannot be matched to ``values``.
-        """
-        values = math_ops.cast(convert_to_tensor(values), self.dtype)
-        weight = None
-        if sample_weight is not None:
-            weight = math_ops.cast(convert_to_tensor(sample_weight), self.dtype)
-            values, _, weight = squeeze_or_expand_dimensions(values, None, weight)
-            values, weight = self._match(values, weight)
-            values = math_ops.multiply(values, weight)
-        self.total.assign_add(reduction_ops.reduce_sum(values))
-        if self.reduction == self._SUM:
-            return
-        if weight is None:
-            count = convert_to_tensor(float(np.prod(tuple(values.shape))), dtype=self.dtype)
-        else:
-            count = reduction_ops.reduce_sum(array_ops.broadcast_to(weight, values.shape))
-        self.count.assign_add(count)
-
-    def _match(self, values: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
-        try:
-            np.broadcast_shapes(tuple(weight.shape), tuple(values.shape))
-            return values, weight
-        except ValueError:
-            pass
-        w_rank, v_rank = weight.shape.rank, values.shape.rank
-        if w_rank >= v_rank or tuple(values.shape)[:w_rank] != tuple(weight.shape):
-            raise ValueError(
-                f"sample_weight of shape {tuple(weight.shape)} cannot be applied to values of "
-                f"shape {tuple(values.shape)}; pass weights that broadcast to the values."
-            ) from None
-        axes = list(range(w_rank, v_rank))
-        if self.reduction == self._SUM:
-            return reduction_ops.reduce_sum(values, axis=axes), weight
-        return reduction_ops.reduce_mean(values, axis=axes), weight
-
-    def result(self) -> Tensor:
-        total = _read(self.total)
-        if self.reduction == self._SUM:
-            return array_ops.identity(total)
-        count = _read(self.count)
-        if float(count) == 0.0:
-            return math_ops.multiply(total, 0.0)
-        return math_ops.divide(total, count)
-
-
-class Sum(Reduce):
-    """The running (weighted) sum of the values."""
-
-    def __init__(self, name="sum", dtype=None) -> None:
-        super().__init__(Reduce._SUM, name=name, dtype=dtype)
-
-
-class Mean(Reduce):
-    """The running weighted mean: ``sum(values * w) / sum(w)`` (w = 1 by default)."""
-
-    def __init__(self, name="mean", dtype=None) -> None:
-        super().__init__(Reduce._WEIGHTED_MEAN, name=name, dtype=dtype)
-
-
-class MeanMetricWrapper(Mean):
-    """The mean of ``fn(y_true, y_pred, **kwargs)`` over everything seen."""
-
-    def __init__(self, fn: Callable, name=None, dtype=None, **kwargs) -> None:
-        super().__init__(name=name, dtype=dtype)
-        self._fn = fn
-        self._fn_kwargs = kwargs
-
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        y_true = math_ops.cast(convert_to_tensor(y_true), self.dtype)
-        y_pred = math_ops.cast(convert_to_tensor(y_pred), self.dtype)
-        y_pred, y_true, _ = squeeze_or_expand_dimensions(y_pred, y_true)
-        matches = self._fn(y_true, y_pred, **self._fn_kwargs)
-        super().update_state(matches, sample_weight=sample_weight)
 
 
 # --- metric functions (one value per example) -------------------------------------------
@@ -268,42 +175,149 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
         Mean.update_state(self, matches, sample_weight=sample_weight)
 
 
-class MeanSquaredError(MeanMetricWrapper):
-    """The running mean of ``mean_squared_error``."""
+# --- names ----------------------------------------------------------------------------------
+def accuracy_for(y_true, y_pred):
+    """The accuracy function Keras 2's ``compile(metrics=['accuracy'])`` picks, from shapes:
+    binary where predictions have one unit in their last axis; sparse categorical where
+    labels have a lower rank, or a last axis of 1 against more than one prediction;
+    categorical otherwise."""
+    y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+    true_shape, pred_shape = list(y_true.shape), list(y_pred.shape)
+    true_last = true_shape[-1] if true_shape else None
+    pred_last = pred_shape[-1] if pred_shape else None
+    if pred_last == 1:
+        return binary_accuracy
+    if len(true_shape) < len(pred_shape) or (true_last == 1 and (pred_last or 0) > 1):
+        return sparse_categorical_accuracy
+    return categorical_accuracy
 
-    def __init__(self, name="mean_squared_error", dtype=None) -> None:
-        super().__init__(losses.mean_squared_error, name=name, dtype=dtype)
 
+acc = ACC = accuracy
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
 
-_BY_NAME = {
-    "mse": MeanSquaredError,
-    "mean_squared_error": MeanSquaredError,
-    "MeanSquaredError": MeanSquaredError,
-    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
-    "SparseCategoricalAccuracy": SparseCategoricalAccuracy,
-    "categorical_accuracy": CategoricalAccuracy,
-    "CategoricalAccuracy": CategoricalAccuracy,
-    "binary_accuracy": BinaryAccuracy,
-    "BinaryAccuracy": BinaryAccuracy,
-    "Accuracy": Accuracy,
-    "Mean": Mean,
-    "Sum": Sum,
+_FUNCTIONS = {
+    fn.__name__: fn
+    for fn in (
+        accuracy,
+        binary_accuracy,
+        categorical_accuracy,
+        sparse_categorical_accuracy,
+        top_k_categorical_accuracy,
+        sparse_top_k_categorical_accuracy,
+        mean_squared_error,
+        mean_absolute_error,
+        mean_absolute_percentage_error,
+        mean_squared_logarithmic_error,
+        binary_crossentropy,
+        categorical_crossentropy,
+        sparse_categorical_crossentropy,
+        kl_divergence,
+        poisson,
+        hinge,
+        squared_hinge,
+        log_cosh,
+        cosine_similarity,
+    )
+}
+_FUNCTIONS.update(
+    {
+        "acc": accuracy, "ACC": accuracy, "mse": mse, "MSE": mse, "mae": mae, "MAE": mae,
+        "mape": mape, "MAPE": mape, "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld,
+        "kullback_leibler_divergence": kl_divergence, "logcosh": log_cosh,
+    }
+)  # fmt: skip
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        Mean,
+        Sum,
+        Accuracy,
+        BinaryAccuracy,
+        CategoricalAccuracy,
+        SparseCategoricalAccuracy,
+        TopKCategoricalAccuracy,
+        SparseTopKCategoricalAccuracy,
+        MeanSquaredError,
+        MeanAbsoluteError,
+        RootMeanSquaredError,
+        BinaryCrossentropy,
+        CategoricalCrossentropy,
+        SparseCategoricalCrossentropy,
+        KLDivergence,
+        CosineSimilarity,
+        AUC,
+        Precision,
+        Recall,
+        TruePositives,
+        FalsePositives,
+        TrueNegatives,
+        FalseNegatives,
+    )
 }
 
 
-def get(identifier):
-    """A metric from a name (``'mse'``, ``'BinaryAccuracy'``), a metric or a function.
+def serialize(metric) -> dict | str:
+    """A metric object as Keras 2's ``{'module', 'class_name', 'config', ...}`` dict; a metric
+    function as its name."""
+    if isinstance(metric, Metric):
+        return {
+            "module": "keras.metrics",
+            "class_name": type(metric).__name__,
+            "config": metric.get_config(),
+            "registered_name": None,
+        }
+    name = getattr(metric, "__name__", None)
+    if callable(metric) and name:
+        return name
+    raise ValueError(f"Cannot serialize {metric!r}: it is not a metric or a named function.")
 
-    (``'accuracy'`` in ``compile`` depends on the loss and is resolved there.)
+
+def deserialize(config, custom_objects=None):
+    """A metric function from its name, or a metric object from a class name or a dict.
 
     Raises:
-        ValueError: the identifier names no metric.
+        ValueError: a name that is no metric (pass custom metrics in ``custom_objects``).
     """
-    if isinstance(identifier, Metric) or (callable(identifier) and not isinstance(identifier, str)):
+    custom = dict(custom_objects or {})
+    if isinstance(config, str):
+        name, cls_config = config, None
+    else:
+        name, cls_config = str(config.get("class_name", "")), config.get("config") or {}
+    found = custom.get(name)
+    if found is None and cls_config is None:
+        found = _FUNCTIONS.get(name)
+    if found is None:
+        found = _CLASSES.get(name)
+    if found is None:
+        raise ValueError(
+            f"Could not interpret metric identifier {name!r}: Unknown metric function: "
+            f"{name!r}. Use a metric class ({sorted(_CLASSES)}), a metric function name "
+            f"({sorted(_FUNCTIONS)}), or pass custom metrics in `custom_objects`."
+        )
+    if isinstance(found, type):
+        return found.from_config(cls_config) if cls_config else found()
+    return found
+
+
+def get(identifier, custom_objects=None):
+    """A metric from a name (``'AUC'``: an instance; ``'mse'``: the function), a config dict,
+    a metric object or a callable.
+
+    Raises:
+        ValueError: the identifier names no metric, or is of another kind.
+    """
+    if isinstance(identifier, Metric) or (
+        callable(identifier) and not isinstance(identifier, type)
+    ):
         return identifier
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier](name=identifier)
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier, custom_objects)
     raise ValueError(
-        f"Unknown metric function: {identifier!r}. Use one of 'accuracy', {sorted(_BY_NAME)}, "
-        "a metric object or a function."
+        f"Could not interpret metric identifier: {identifier!r}; pass a metric object, a "
+        "metric name or a config dict."
     )

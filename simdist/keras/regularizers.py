@@ -1,139 +1,277 @@
-"""``tf.keras.regularizers``: weight penalties a layer adds to its ``losses``.
+"""``tf.keras.regularizers``: weight and activity penalties added to ``model.losses``.
 
-``L1(l1)`` is ``l1 * sum(|w|)``, ``L2(l2)`` is ``l2 * sum(w**2)``, ``L1L2`` their sum (Keras 2's
-default factors: 0.01, and 0 for the unnamed half of ``L1L2``). ``get`` resolves what a
-layer's ``kernel_regularizer=`` accepts: None, a name (``'l2'``), a config dict, a
-regularizer or any callable.
+A regularizer is a callable ``penalty(x) -> scalar``, differentiable in ``x``:
+
+* ``L1(l1)``: ``l1 * sum(|x|)``; ``L2(l2)``: ``l2 * sum(x^2)``; ``L1L2(l1, l2)``: both;
+* ``OrthogonalRegularizer(factor, mode)``: for a 2-D ``x`` whose rows (``'rows'``) or
+  columns (``'columns'``) are L2-normalised, ``factor * mean over pairs of |dot products|``.
+
+Factors are stored as float32 values, as Keras 2 does (``l2(0.1).l2 == 0.10000000149...``).
+A layer's ``kernel_regularizer`` / ``bias_regularizer`` adds ``penalty(weight)`` to
+``layer.losses`` (recomputed on every read, so under a ``GradientTape`` it has a gradient);
+an ``activity_regularizer`` adds ``penalty(outputs) / batch_size`` of the latest call.
+Under a strategy, Keras's ``fit`` divides the summed regularization losses by the number of
+replicas (``tf.nn.scale_regularization_loss``) so that adding the replicas' losses counts
+the penalty once; custom loops do that themselves.
 """
 
 from __future__ import annotations
 
-from simdist.core.ops import elementwise_ops, math_ops, reduction_ops
+import math
+
+import numpy as np
+
+from simdist.core.convert import convert_to_tensor
+from simdist.core.ops import array_ops, elementwise_ops, math_ops, reduction_ops
+from simdist.core.tensor import Tensor
+from simdist.keras import constraints
 
 __all__ = [
     "Regularizer",
     "L1",
     "L2",
     "L1L2",
+    "OrthogonalRegularizer",
     "l1",
     "l2",
     "l1_l2",
+    "orthogonal_regularizer",
     "get",
     "serialize",
     "deserialize",
+    "record_activity",
+    "penalties_config",
 ]
 
 
-class Regularizer:
-    """The base class: ``regularizer(weight)`` is a scalar penalty."""
+def _penalty(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise ValueError(
+            f"Value {value} is not a valid regularization penalty number, expected an int or a "
+            f"float value (argument `{name}`)."
+        )
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(
+            f"Value {name}={value} is not a valid regularization penalty number, expected a "
+            "finite int or float value."
+        )
+    return float(np.float32(value))
 
-    def __call__(self, x):
-        return 0.0
+
+class Regularizer:
+    """Base class: ``__call__(x)`` returns the penalty; ``get_config`` / ``from_config``."""
+
+    def __call__(self, x) -> Tensor:
+        return convert_to_tensor(0.0)
 
     def get_config(self) -> dict:
-        return {}
+        raise NotImplementedError(f"{type(self).__name__} must implement get_config().")
 
     @classmethod
     def from_config(cls, config: dict):
         return cls(**config)
 
 
-def _factor(value, name: str) -> float:
-    number = float(value)
-    if number < 0:
-        raise ValueError(f"Value of `{name}` must be a non-negative number, got {value!r}.")
-    return number
-
-
-class L1L2(Regularizer):
-    """``l1 * sum(|x|) + l2 * sum(x**2)``."""
-
-    def __init__(self, l1=0.0, l2=0.0) -> None:
-        self.l1 = _factor(l1, "l1")
-        self.l2 = _factor(l2, "l2")
-
-    def __call__(self, x):
-        penalty = None
-        if self.l1:
-            penalty = math_ops.multiply(reduction_ops.reduce_sum(elementwise_ops.abs(x)), self.l1)
-        if self.l2:
-            term = math_ops.multiply(reduction_ops.reduce_sum(elementwise_ops.square(x)), self.l2)
-            penalty = term if penalty is None else math_ops.add(penalty, term)
-        if penalty is None:
-            return math_ops.multiply(reduction_ops.reduce_sum(x), 0.0)
-        return penalty
-
-    def get_config(self) -> dict:
-        return {"l1": self.l1, "l2": self.l2}
-
-
-class L1(L1L2):
-    """``l1 * sum(|x|)``."""
+class L1(Regularizer):
+    """``l1 * reduce_sum(abs(x))``."""
 
     def __init__(self, l1=0.01, **kwargs) -> None:
-        super().__init__(l1=kwargs.pop("l", l1))
+        l1 = kwargs.pop("l", l1)
+        if kwargs:
+            raise TypeError(f"Unexpected keyword argument(s) for L1: {sorted(kwargs)}.")
+        self.l1 = _penalty(0.01 if l1 is None else l1, "l1")
+
+    def __call__(self, x) -> Tensor:
+        return math_ops.multiply(self.l1, reduction_ops.reduce_sum(elementwise_ops.abs(x)))
 
     def get_config(self) -> dict:
         return {"l1": self.l1}
 
 
-class L2(L1L2):
-    """``l2 * sum(x**2)``."""
+class L2(Regularizer):
+    """``l2 * reduce_sum(square(x))``."""
 
     def __init__(self, l2=0.01, **kwargs) -> None:
-        super().__init__(l2=kwargs.pop("l", l2))
+        l2 = kwargs.pop("l", l2)
+        if kwargs:
+            raise TypeError(f"Unexpected keyword argument(s) for L2: {sorted(kwargs)}.")
+        self.l2 = _penalty(0.01 if l2 is None else l2, "l2")
+
+    def __call__(self, x) -> Tensor:
+        return math_ops.multiply(self.l2, reduction_ops.reduce_sum(elementwise_ops.square(x)))
 
     def get_config(self) -> dict:
         return {"l2": self.l2}
 
 
+class L1L2(Regularizer):
+    """``l1 * sum(|x|) + l2 * sum(x^2)`` (terms that are 0 are left out)."""
+
+    def __init__(self, l1=0.0, l2=0.0) -> None:
+        self.l1 = _penalty(0.0 if l1 is None else l1, "l1")
+        self.l2 = _penalty(0.0 if l2 is None else l2, "l2")
+
+    def __call__(self, x) -> Tensor:
+        x = convert_to_tensor(x)
+        total = convert_to_tensor(np.zeros((), x.dtype.as_numpy_dtype))
+        if self.l1:
+            l1_term = reduction_ops.reduce_sum(elementwise_ops.abs(x))
+            total = math_ops.add(total, math_ops.multiply(self.l1, l1_term))
+        if self.l2:
+            l2_term = reduction_ops.reduce_sum(elementwise_ops.square(x))
+            total = math_ops.add(total, math_ops.multiply(self.l2, l2_term))
+        return total
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1, "l2": self.l2}
+
+
+class OrthogonalRegularizer(Regularizer):
+    """Penalises non-orthogonal rows (or columns) of a 2-D weight.
+
+    Raises:
+        ValueError: ``mode`` other than ``'rows'``/``'columns'``; at call, an input that is
+            not 2-D.
+    """
+
+    def __init__(self, factor=0.01, mode="rows") -> None:
+        if mode not in ("rows", "columns"):
+            raise ValueError(
+                f"Invalid value for argument `mode`. Expected one of {{'rows', 'columns'}}. "
+                f"Received: mode={mode}"
+            )
+        self.factor = _penalty(factor, "factor")
+        self.mode = mode
+
+    def __call__(self, x) -> Tensor:
+        x = convert_to_tensor(x)
+        if x.shape.rank != 2:
+            raise ValueError(
+                "Inputs to OrthogonalRegularizer must have rank 2. Received: "
+                f"inputs.shape={x.shape}"
+            )
+        axis = 1 if self.mode == "rows" else 0
+        squared = reduction_ops.reduce_sum(elementwise_ops.square(x), axis=axis, keepdims=True)
+        x = math_ops.multiply(x, elementwise_ops.rsqrt(math_ops.maximum(squared, 1e-12)))
+        if self.mode == "rows":
+            product = math_ops.matmul(x, array_ops.transpose(x))
+        else:
+            product = math_ops.matmul(array_ops.transpose(x), x)
+        size = int(product.shape[0])
+        off_diagonal = math_ops.multiply(product, 1.0 - np.eye(size, dtype=np.float32))
+        pairs = size * (size - 1) / 2.0
+        total = reduction_ops.reduce_sum(elementwise_ops.abs(off_diagonal))
+        return math_ops.multiply(self.factor * 0.5 / pairs if pairs else 0.0, total)
+
+    def get_config(self) -> dict:
+        return {"factor": self.factor, "mode": self.mode}
+
+
 def l1_l2(l1=0.01, l2=0.01) -> L1L2:
-    """``L1L2(l1, l2)`` with Keras's defaults for the function form (0.01 each)."""
+    """An :class:`L1L2` with both penalties (0.01 each by default)."""
     return L1L2(l1=l1, l2=l2)
 
 
 l1 = L1
 l2 = L2
+orthogonal_regularizer = OrthogonalRegularizer
 
-_CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2, "l1": L1, "l2": L2, "l1_l2": l1_l2}
+_CLASSES = {cls.__name__: cls for cls in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}
+_NAMES = {"l1": L1, "l2": L2, "l1_l2": l1_l2, "orthogonal_regularizer": OrthogonalRegularizer}
 
 
-def serialize(regularizer) -> dict:
-    """``{'class_name', 'config'}`` of a regularizer.
-
-    Raises:
-        ValueError: a plain callable (it has no config).
-    """
+def serialize(regularizer) -> dict | str:
+    """Keras 2's ``{'module', 'class_name', 'config', 'registered_name'}``; a plain function
+    as its name (load it back with ``custom_objects``)."""
     if not isinstance(regularizer, Regularizer):
-        raise ValueError(f"Cannot serialize {regularizer!r}: it is not a Keras Regularizer.")
-    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+        return _function_name(regularizer)
+    return {
+        "module": "keras.regularizers",
+        "class_name": type(regularizer).__name__,
+        "config": regularizer.get_config(),
+        "registered_name": None,
+    }
 
 
-def deserialize(config: dict):
-    name = config.get("class_name")
-    if name not in _CLASSES:
-        raise ValueError(f"Unknown regularizer: {name!r}; known: {sorted(_CLASSES)}.")
-    cls = _CLASSES[name]
-    return cls(**config.get("config", {}))
-
-
-def get(identifier):
-    """A regularizer from None, a name, a config dict, a regularizer or a callable.
+def deserialize(config, custom_objects=None) -> Regularizer:
+    """A regularizer from a name (``'l2'``: default factors) or :func:`serialize`'s dict.
 
     Raises:
-        ValueError: an identifier that names no regularizer.
+        ValueError: an unknown name.
     """
-    if identifier is None or isinstance(identifier, Regularizer):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        if identifier not in _CLASSES:
-            raise ValueError(
-                f"Could not interpret regularizer identifier: {identifier!r}; use one of "
-                f"{sorted(_CLASSES)}."
-            )
-        return _CLASSES[identifier]()
+    custom = dict(custom_objects or {})
+    name = config if isinstance(config, str) else str(config.get("class_name", ""))
+    cls = custom.get(name) or _CLASSES.get(name) or _NAMES.get(name)
+    if cls is None:
+        raise ValueError(
+            f"Unknown regularizer: {name!r}. Use one of {sorted(_NAMES)}, {sorted(_CLASSES)}, "
+            "or pass the class in `custom_objects`."
+        )
+    if isinstance(config, str):
+        return cls()
+    return cls.from_config(config.get("config") or {})
+
+
+def get(identifier, custom_objects=None):
+    """A regularizer from ``None``, a name, a config dict, a regularizer or a callable.
+
+    Raises:
+        ValueError: the identifier names no regularizer, or is of another kind.
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier, custom_objects)
     if callable(identifier):
         return identifier
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
+    raise ValueError(
+        f"Could not interpret regularizer identifier: {identifier!r}; pass 'l1', 'l2', "
+        "'l1_l2', a regularizer or a callable."
+    )
+
+
+def record_activity(layer, outputs) -> Tensor:
+    """Keep ``activity_regularizer(outputs) / batch_size`` as ``layer``'s activity loss.
+
+    The loss of the layer's latest call is the one in ``layer.losses`` (as Keras 2: each
+    call replaces it); returns ``outputs`` unchanged.
+    """
+    regularizer = layer.activity_regularizer
+    if regularizer is None:
+        return outputs
+    outputs_tensor = convert_to_tensor(outputs)
+    penalty = convert_to_tensor(regularizer(outputs_tensor))
+    batch = int(outputs_tensor.shape[0]) if outputs_tensor.shape.rank else 1
+    loss = math_ops.divide(penalty, float(batch)) if batch else math_ops.multiply(penalty, 0.0)
+    if "_activity_loss" not in layer.__dict__:
+        layer._losses.append(lambda: layer.__dict__["_activity_loss"])
+    object.__setattr__(layer, "_activity_loss", loss)
+    return outputs
+
+
+def _function_name(fn) -> str:
+    name = getattr(fn, "__name__", None)
+    if not name or name == "<lambda>":
+        raise ValueError(
+            f"Cannot serialize {fn!r}: a lambda has no name to save; use a named function or "
+            "a Regularizer / Constraint subclass with get_config()."
+        )
+    return name
+
+
+def penalties_config(layer) -> dict:
+    """A layer's regularizers and constraints, serialized as Keras 2's ``get_config``."""
+
+    def regularizer(obj):
+        return None if obj is None else serialize(obj)
+
+    def constraint(obj):
+        return None if obj is None else constraints.serialize(obj)
+
+    return {
+        "kernel_regularizer": regularizer(layer.kernel_regularizer),
+        "bias_regularizer": regularizer(layer.bias_regularizer),
+        "activity_regularizer": regularizer(layer.activity_regularizer),
+        "kernel_constraint": constraint(layer.kernel_constraint),
+        "bias_constraint": constraint(layer.bias_constraint),
+    }

@@ -35,6 +35,9 @@ Loading verifies the manifest and every member before any variable is created; d
 ``DataLossError`` naming the file. Saving replaces atomically (one rename for a file, one
 exchange for a directory) and removes the leftovers of killed saves.
 
+A compiled model's ``training_config`` holds the optimizer, loss and metrics (names, or
+class + config: see :mod:`simdist.keras.compile_config`).
+
 Sequential and Functional models are saved as data; a subclassed model as its class name,
 ``get_config()`` and build shape, as Keras does (load it with ``custom_objects``); see
 ``simdist.keras.model_config``.
@@ -192,15 +195,10 @@ def save_model(model, filepath, overwrite: bool = True, save_format=None, **kwar
 
 
 def _training_config(model) -> dict | None:
-    """The compile settings that can be stored (None when the model is not compiled)."""
-    optimizer = getattr(model, "optimizer", None)
-    if not getattr(model, "_is_compiled", False) or optimizer is None:
-        return None
-    loss = getattr(model, "loss", None)
-    return {
-        "optimizer": {"class_name": type(optimizer).__name__, "config": optimizer.get_config()},
-        "loss": loss if isinstance(loss, str) else None,
-    }
+    """The compile settings that are stored (None when the model is not compiled)."""
+    from simdist.keras import compile_config
+
+    return compile_config.training_config(model)
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -271,26 +269,37 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     model = model_config.model_from_config(entry, classes, where)
     _assign_weights(model, document["weights"], arrays, path)
     training_config = document.get("training_config")
-    if compile and training_config is not None:
-        _compile_from(model, training_config, path, members)
+    if compile and isinstance(training_config, dict):
+        _compile_from(model, training_config, path, members, custom_objects)
     return model
 
 
-def _compile_from(model, training_config: dict, path: str, members: dict[str, bytes]) -> None:
+def _compile_from(
+    model, training_config: dict, path: str, members: dict[str, bytes], custom_objects=None
+) -> None:
     """Compile ``model`` as it was when saved and restore its optimizer's state."""
-    from simdist.keras import optimizers
+    from simdist.keras import compile_config
 
-    loss = training_config["loss"]
-    if loss is None:
+    if training_config.get("loss") is None:
         warnings.warn(
-            f"The model in '{path}' was compiled with a loss that is not a name, which is not "
-            "saved; it is loaded uncompiled. Call model.compile(...) before training.",
+            f"The model in '{path}' was saved without a loss; it is loaded uncompiled. Call "
+            "model.compile(...) before training.",
             stacklevel=3,
         )
         return
-    optimizer = optimizers.get(training_config["optimizer"])
-    model.compile(optimizer=optimizer, loss=loss)
-    _restore_members(Checkpoint(model=model, optimizer=optimizer), members, OPTIMIZER_PREFIX)
+    try:
+        args = compile_config.compile_args(training_config, custom_objects)
+    except ValueError as exc:
+        warnings.warn(
+            f"The model in '{path}' is loaded uncompiled: {exc} Pass the custom loss or "
+            "metric in load_model(..., custom_objects=...), or call model.compile(...).",
+            stacklevel=3,
+        )
+        return
+    model.compile(**args)
+    _restore_members(
+        Checkpoint(model=model, optimizer=args["optimizer"]), members, OPTIMIZER_PREFIX
+    )
 
 
 def _restore_members(checkpoint, members: dict[str, bytes], prefix_name: str):

@@ -170,8 +170,15 @@ class ProgbarLogger(Callback):
 
     def __init__(self, count_mode: str = "steps", stateful_metrics=None) -> None:
         super().__init__()
+        if count_mode == "samples":
+            raise ValueError(
+                "ProgbarLogger(count_mode='samples') is not yet in simdist; use "
+                "count_mode='steps' (the default)."
+            )
         if count_mode != "steps":
-            raise ValueError(f'Unknown `count_mode`: {count_mode!r}; simdist counts "steps".')
+            raise ValueError(
+                f'Unknown `count_mode`: {count_mode!r}. Expected values are ["samples", "steps"].'
+            )
         self.progbar = None
         self._seen = 0
         self._mode = None
@@ -227,6 +234,8 @@ class ProgbarLogger(Callback):
         self._finish(None)
 
     def _batch(self, batch, logs) -> None:
+        if self.progbar is None:  # a batch hook without its begin hook: start a bar now
+            self._start(self._mode or "train", self.params.get("steps"))
         self._seen = batch + 1
         if self._seen == 1:
             self.progbar.mark_first_step()

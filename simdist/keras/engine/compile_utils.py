@@ -26,7 +26,7 @@ from simdist.core.ops import math_ops, nn_losses, reduction_ops
 from simdist.keras import losses as losses_lib
 from simdist.keras import metrics as metrics_lib
 from simdist.keras import optimizers as optimizers_lib
-from simdist.keras.losses_utils import ReductionV2
+from simdist.keras.losses_utils import ReductionV2, match_dtype_and_rank
 
 __all__ = [
     "CompiledLoss",
@@ -189,6 +189,7 @@ def _predictions(y_pred, compiled: CompiledLoss) -> list:
 
 def _one_loss(spec, y_true, y_pred, sample_weight, global_batch: int):
     _, fn, sum_only = spec
+    y_true, y_pred, _ = match_dtype_and_rank(y_true, y_pred)  # Keras 2's label shape rule
     per_example = _per_example(fn(y_true, y_pred))
     if sum_only:
         weighted = per_example
@@ -273,7 +274,7 @@ _BY_NAME = {
 
 
 class _AutoAccuracy(metrics_lib.MeanMetricWrapper):
-    """``'accuracy'`` in compile: the accuracy that fits the loss and the label shapes."""
+    """``'accuracy'`` in compile: the accuracy that fits the label and prediction shapes."""
 
     def __init__(self, name: str, loss_name: str) -> None:
         super().__init__(None, name=name)
@@ -289,18 +290,8 @@ class _AutoAccuracy(metrics_lib.MeanMetricWrapper):
             super().update_state(y_true, y_pred, sample_weight)
 
     def _choose(self, y_true, y_pred):
-        loss = self._loss_name.lower()
-        if "sparse_categorical" in loss:
-            return metrics_lib.sparse_categorical_accuracy
-        if "binary" in loss:
-            return metrics_lib.binary_accuracy
-        if "categorical" in loss:
-            return metrics_lib.categorical_accuracy
-        if y_pred.shape.rank and y_pred.shape[-1] == 1:
-            return metrics_lib.binary_accuracy
-        if y_true.shape.rank == y_pred.shape.rank and y_true.shape[-1] != 1:
-            return metrics_lib.categorical_accuracy
-        return metrics_lib.sparse_categorical_accuracy
+        # Keras 2 picks from the shapes of the first batch, not from the loss.
+        return metrics_lib.accuracy_for(y_true, y_pred)
 
 
 def _metric_object(metric, loss_name: str, name: str | None):

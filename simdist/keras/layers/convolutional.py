@@ -71,6 +71,7 @@ class Conv2D(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self._channels = None
@@ -102,6 +103,12 @@ class Conv2D(Layer):
         self.built = True
 
     def call(self, inputs) -> Tensor:
+        outputs = self._forward(inputs)
+        if self.activity_regularizer is None:
+            return outputs
+        return regularizers.record_activity(self, outputs)
+
+    def _forward(self, inputs) -> Tensor:
         check_input(self, inputs, ndim=4, axes={-1: self._channels})
         # conv2d + bias_add (+ relu) as one fused op, as TF's grappler runs this layer.
         fused = fused_activation(self.activation)
@@ -138,5 +145,5 @@ class Conv2D(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
-            **weight_options_config(self),
+            **regularizers.penalties_config(self),
         }

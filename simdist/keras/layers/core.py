@@ -46,6 +46,7 @@ class Dense(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self._last_dim = None
@@ -78,6 +79,12 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs) -> Tensor:
+        outputs = self._forward(inputs)
+        if self.activity_regularizer is None:
+            return outputs
+        return regularizers.record_activity(self, outputs)
+
+    def _forward(self, inputs) -> Tensor:
         check_input(self, inputs, min_ndim=2, axes={-1: self._last_dim})
         fused = fused_activation(self.activation)
         if len(static_shape(inputs)) == 2:  # matmul + bias_add (+ relu) as one fused op
@@ -105,7 +112,7 @@ class Dense(Layer):
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
-            **weight_options_config(self),
+            **regularizers.penalties_config(self),
         }
 
 

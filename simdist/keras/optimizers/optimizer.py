@@ -6,9 +6,11 @@
    ``_apply_cross_replica`` sums the per-replica gradients (``extended.batch_reduce_to``),
    clips them once, and updates every copy of every variable through ``extended.update``;
 2. elsewhere: drop ``(None, var)`` pairs with a warning naming the variables (all None:
-   ValueError); clip (``clipnorm`` per gradient, or ``global_clipnorm``, then ``clipvalue``);
-3. ``_distributed_apply``: create slots lazily, update each variable with the subclass's
-   ``_update_step`` at the learning rate of the current step, then ``iterations += 1``.
+   ValueError); clip (one rule: ``clipnorm``, else ``global_clipnorm``, else ``clipvalue``;
+   see :mod:`.clipping`);
+3. ``_distributed_apply``: create slots lazily; for each variable, decoupled weight decay
+   (``w -= w * weight_decay * lr``, unless excluded) then the subclass's ``_update_step``, at
+   the learning rate of the current step; then ``iterations += 1``.
 
 Updates are computed in the variable's dtype and written through the variable's ``assign*``
 methods (in ``extended.update``, a mirrored variable's writes touch one device's copy).
@@ -17,6 +19,7 @@ methods (in ``extended.update``, a mirrored variable's writes touch one device's
 from __future__ import annotations
 
 import contextlib
+import re
 import warnings
 
 import numpy as np
@@ -27,6 +30,9 @@ from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
 from simdist.core.variables import Variable, VariableAggregation
 from simdist.keras import backend
+from simdist.keras.optimizers import clipping
+from simdist.keras.optimizers.gradient_lists import clip_per_replica, drop_missing, first_component
+from simdist.keras.optimizers.mirrored_update import update_once as _update_once
 from simdist.keras.optimizers.schedules import LearningRateSchedule
 
 __all__ = ["Optimizer"]
@@ -43,85 +49,6 @@ def _array(value) -> np.ndarray:
     return np.asarray(convert_to_tensor(value)._value)
 
 
-def _drop_missing(pairs: list) -> list:
-    """The pairs that have a gradient; warn about the others (none at all: ValueError)."""
-    missing = [v for g, v in pairs if g is None]
-    kept = [(g, v) for g, v in pairs if g is not None]
-    if not kept:
-        raise ValueError(
-            f"No gradients provided for any variable: {[v.name for _, v in pairs]}. "
-            "Check that the loss depends on the variables and was computed under the "
-            "GradientTape."
-        )
-    if missing:
-        warnings.warn(
-            f"Gradients do not exist for variables {[v.name for v in missing]} when "
-            "minimizing the loss; they are left unchanged.",
-            stacklevel=3,
-        )
-    return kept
-
-
-def _first_component(value):
-    values = getattr(value, "values", None)
-    return values[0] if isinstance(values, tuple) else value
-
-
-def _l2(a: np.ndarray) -> float:
-    return float(np.sqrt(np.sum(np.square(a, dtype=np.float64))))
-
-
-def _same_bits(first: np.ndarray, other: np.ndarray) -> bool:
-    return other is first or (
-        other.shape == first.shape
-        and other.dtype == first.dtype
-        and other.tobytes() == first.tobytes()
-    )
-
-
-def _update_once(strategy, var, slots: dict, update, grad) -> bool:
-    """Update every copy of a mirrored ``var`` by computing copy 0's update once.
-
-    ``extended.update`` would run the same update on each copy: the same gradient array on
-    copies (of ``var`` and of its slots) that hold the same bits gives the same bits, so
-    computing it on copy 0 and handing its arrays to the other copies is bit-identical and
-    costs one update instead of one per replica. Returns False (nothing done) where that is
-    not certain: a strategy whose ``update`` differs from the base one, a per-replica
-    gradient, a constraint, or copies that do not hold identical bits.
-    """
-    from simdist.core.device import device as device_scope
-    from simdist.distribute.distributed_variables import MirroredVariable, update_context
-    from simdist.distribute.strategy_extended import StrategyExtended
-
-    extended = strategy.extended
-    if (
-        type(extended).update is not StrategyExtended.update
-        or not isinstance(grad, np.ndarray)
-        or not isinstance(var, MirroredVariable)
-        or var._strategy is not strategy
-        or len(var.values) < 2
-    ):
-        return False
-    group = [var, *slots.values()]
-    for v in group:
-        if (
-            not isinstance(v, MirroredVariable)
-            or len(v.values) != len(var.values)
-            or v.constraint is not None
-        ):
-            return False
-        first = v.values[0]._value
-        if not all(_same_bits(first, c._value) for c in v.values[1:]):
-            return False
-    with device_scope(var.values[0].device), update_context(0):
-        update(var, grad)
-    for v in group:
-        first = v.values[0]._value
-        for c in v.values[1:]:
-            c._write(first, read_value=False)
-    return True
-
-
 class Optimizer(trackable.Trackable):
     """Base class of the Keras optimizers.
 
@@ -132,10 +59,14 @@ class Optimizer(trackable.Trackable):
         clipnorm: clip each gradient to this L2 norm.
         clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
         global_clipnorm: clip all gradients together to this global L2 norm.
+        weight_decay: decoupled weight decay applied before each update (``None``: off).
+        use_ema, ema_momentum, ema_overwrite_frequency, jit_compile: Keras's arguments;
+            ``jit_compile`` changes nothing here, ``use_ema=True`` is not yet in simdist.
 
     Raises:
         ValueError: both ``clipnorm`` and ``global_clipnorm``, or a negative clip value.
         TypeError: an unknown keyword argument.
+        NotImplementedError: ``use_ema=True``.
     """
 
     _HAS_SLOTS = ()
@@ -147,8 +78,22 @@ class Optimizer(trackable.Trackable):
         clipnorm=None,
         clipvalue=None,
         global_clipnorm=None,
+        weight_decay=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        jit_compile=True,
         **kwargs,
     ) -> None:
+        if use_ema:
+            raise NotImplementedError(
+                "use_ema=True (a moving average of the model's weights) is not yet in simdist; "
+                "pass use_ema=False."
+            )
+        self.use_ema = False
+        self.ema_momentum = ema_momentum
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.jit_compile = jit_compile
         if "lr" in kwargs:
             warnings.warn("`lr` is deprecated; use `learning_rate`.", stacklevel=3)
             learning_rate = kwargs.pop("lr")
@@ -170,6 +115,9 @@ class Optimizer(trackable.Trackable):
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
         self.global_clipnorm = global_clipnorm
+        self.weight_decay = weight_decay
+        self._exclude_ids: set = set()
+        self._exclude_names: list[str] = []
         self._iterations = Variable(
             0,
             name="iteration",
@@ -228,20 +176,26 @@ class Optimizer(trackable.Trackable):
 
     # --- slots --------------------------------------------------------------------------
     def _create_slot(self, var, slot_name: str):
-        """A zero-initialised slot for ``var``, distributed like ``var`` (as TF: a slot is
-        created under the scope of the strategy that created its variable)."""
+        """A slot for ``var`` (zeros unless the optimizer says otherwise), distributed like
+        ``var`` (as TF: a slot is created under the scope of the strategy that created its
+        variable)."""
         base = var.name[:-2] if var.name.endswith(":0") else var.name
         strategy = getattr(var, "distribute_strategy", None)
         scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
         with scope:
             slot = Variable(
-                np.zeros(tuple(var.shape), var.dtype.as_numpy_dtype),
+                np.full(
+                    tuple(var.shape), self._slot_initial_value(slot_name), var.dtype.as_numpy_dtype
+                ),
                 name=f"{self._name}/{base}/{slot_name}",
                 dtype=var.dtype,
                 trainable=False,
             )
         self._variables.append(slot)
         return slot
+
+    def _slot_initial_value(self, slot_name: str) -> float:
+        return 0.0
 
     def _slots_for(self, var) -> dict:
         slots = self._slots.get(var.ref())
@@ -292,6 +246,27 @@ class Optimizer(trackable.Trackable):
                 f"first apply_gradients (or build). Slot names: {self.get_slot_names()}."
             )
         return slots[slot_name]
+
+    # --- weight decay -------------------------------------------------------------------
+    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+        """Leave these variables (or those whose name matches a regex in ``var_names``)
+        out of weight decay.
+
+        Raises:
+            ValueError: the optimizer already created slots (call this before training).
+        """
+        if self._slots:
+            raise ValueError(
+                "`exclude_from_weight_decay()` can only be configured before the optimizer is "
+                "built (before the first apply_gradients)."
+            )
+        self._exclude_ids = {id(v) for v in (var_list or [])}
+        self._exclude_names = list(var_names or [])
+
+    def _use_weight_decay(self, var) -> bool:
+        if self.weight_decay is None or id(var) in self._exclude_ids:
+            return False
+        return not any(re.search(pattern, var.name) for pattern in self._exclude_names)
 
     # --- the update loop ----------------------------------------------------------------
     def minimize(self, loss, var_list, tape=None):
@@ -344,7 +319,7 @@ class Optimizer(trackable.Trackable):
             # device in the cross-replica context.
             aggregate = not skip_gradients_aggregation and experimental_aggregate_gradients
             return ctx.merge_call(self._apply_cross_replica, args=(pairs, aggregate))
-        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in _drop_missing(pairs)]
+        kept = [(convert_to_tensor(g, dtype=v.dtype), v) for g, v in drop_missing(pairs)]
         grads = self._clip_gradients([g for g, _ in kept])
         self._distributed_apply(list(zip(grads, [v for _, v in kept], strict=True)))
         return self._iterations
@@ -363,54 +338,56 @@ class Optimizer(trackable.Trackable):
                     f"{type(strategy).__name__}, but it was not created under that strategy's "
                     "scope. Create the model and the optimizer inside `with strategy.scope():`."
                 )
-        kept = _drop_missing(pairs)
+        kept = drop_missing(pairs)
         variables = [v for _, v in kept]
         if aggregate:
             reduced = strategy.extended.batch_reduce_to("sum", [(g, v) for g, v in kept])
             # Every copy of a reduced gradient is the same array: clip once (global norms too).
-            grads = self._clip_gradients([_first_component(g) for g in reduced])
+            grads = self._clip_gradients([first_component(g) for g in reduced])
         else:
-            grads = [g for g, _ in kept]  # each replica's own gradient for its own copy
+            # each replica's own gradients for its own copies, clipped on that replica (a
+            # global norm over that replica's gradients), as Keras clips in replica context
+            clipping_on = self.clipnorm or self.global_clipnorm or self.clipvalue
+            clip = self._clip_gradients if clipping_on else None
+            grads = clip_per_replica([g for g, _ in kept], strategy, clip)
         pairs_to_apply = list(zip(grads, variables, strict=True))
-        self._distributed_apply(pairs_to_apply, strategy, clip_each=not aggregate)
+        self._distributed_apply(pairs_to_apply, strategy, per_copy=not aggregate)
         profile_hook.optimizer_updated(self, pairs)
         return self._iterations
 
     def _clip_gradients(self, grads: list) -> list[np.ndarray]:
-        arrays = [_array(g) for g in grads]
-        if self.clipnorm is not None and self.clipnorm > 0:
-            scales = [self.clipnorm / max(_l2(a), self.clipnorm) for a in arrays]
-            arrays = [a * a.dtype.type(s) for a, s in zip(arrays, scales, strict=True)]
-        elif self.global_clipnorm is not None and self.global_clipnorm > 0:
-            norm = float(np.sqrt(sum(_l2(a) ** 2 for a in arrays)))
-            scale = self.global_clipnorm / max(norm, self.global_clipnorm)
-            arrays = [a * a.dtype.type(scale) for a in arrays]
-        if self.clipvalue is not None:
-            arrays = [np.clip(a, -self.clipvalue, self.clipvalue).astype(a.dtype) for a in arrays]
-        return arrays
+        return clipping.clip_gradients(
+            [_array(g) for g in grads], self.clipnorm, self.global_clipnorm, self.clipvalue
+        )
 
-    def _distributed_apply(self, grads_and_vars: list, strategy=None, clip_each=False) -> None:
+    def _distributed_apply(self, grads_and_vars: list, strategy=None, per_copy=False) -> None:
         """Update every variable with its gradient, then count the step.
 
         With a ``strategy``, each copy of a variable is updated on its device through
-        ``strategy.extended.update`` (the gradient's matching component); ``clip_each`` clips
-        each copy's own gradient there (gradients that were not summed over replicas).
+        ``strategy.extended.update`` (the gradient's matching component); ``per_copy``: the
+        gradients were not summed over replicas, so every copy runs its own update.
         """
         lr = self._current_learning_rate()
+        self._prepare_step()
         for grad, var in grads_and_vars:
             slots = self._slots_for(var)
             dtype = var.dtype.as_numpy_dtype
+            decay = self._use_weight_decay(var)
 
-            def update(target, g, slots=slots, dtype=dtype):
-                if clip_each:
-                    g = self._clip_gradients([g])[0]
+            def update(target, g, slots=slots, dtype=dtype, decay=decay):
+                if decay:
+                    value = _array(target)
+                    target.assign_sub(value * dtype(self.weight_decay) * dtype(lr))
                 self._update_step(np.asarray(g, dtype), target, slots, dtype(lr))
 
             if strategy is None:
                 update(var, grad)
-            elif clip_each or not _update_once(strategy, var, slots, update, grad):
+            elif per_copy or not _update_once(strategy, var, slots, update, grad):
                 strategy.extended.update(var, update, args=(grad,))
         self._iterations.assign_add(1)
+
+    def _prepare_step(self) -> None:
+        """Work done once per step before the variables' updates (Nadam's momentum product)."""
 
     def _update_step(self, grad: np.ndarray, var, slots: dict, lr) -> None:
         raise NotImplementedError(f"{type(self).__name__} must implement _update_step.")
@@ -430,6 +407,12 @@ class Optimizer(trackable.Trackable):
             "clipnorm": self.clipnorm,
             "clipvalue": self.clipvalue,
             "global_clipnorm": self.global_clipnorm,
+            "weight_decay": self.weight_decay,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
+            "jit_compile": self.jit_compile,
+            "is_legacy_optimizer": False,
         }
 
     @classmethod
@@ -437,6 +420,7 @@ class Optimizer(trackable.Trackable):
         from simdist.keras.optimizers import schedules
 
         config = dict(config)
+        config.pop("is_legacy_optimizer", None)
         lr = config.get("learning_rate")
         if isinstance(lr, dict):
             config["learning_rate"] = schedules.deserialize(lr)
