@@ -4,14 +4,14 @@
 (1-based, for ``save_freq=n``) and the logs, e.g. ``"ckpt/weights.{epoch:02d}-{val_loss:.2f}"``,
 then saves, by the formatted name:
 
-* a Keras file name, ``*.weights.h5`` / ``*.h5`` / ``*.keras``, or a path that is a directory
-  (or ends with ``/``): as Keras does, ``model.save_weights(path)`` with
-  ``save_weights_only``, else ``model.save(path)`` (so one file per save, in the format
-  those write; a directory receives the saved model);
-* any other name (a checkpoint prefix): ``<path>.index`` + its data file, a
-  ``tf.train.Checkpoint`` of the model's variables, and the optimizer's too unless
-  ``save_weights_only``; restore with ``tf.train.Checkpoint(model=model).restore(path)``
-  (add ``optimizer=`` for a full save).
+* with ``save_weights_only``, always ``model.save_weights(path)``, as Keras does: a Keras
+  file name (``*.weights.h5`` / ``*.h5``) is one file per save, a directory (or a name
+  ending with ``/``) is saved into, and a checkpoint prefix becomes ``<path>.index`` + its
+  data file, recorded in the directory's ``checkpoint`` file (so
+  ``model.load_weights(tf.train.latest_checkpoint(dir))`` restores the last one);
+* otherwise a Keras file name or a directory gets ``model.save(path)``; a checkpoint prefix
+  gets a ``tf.train.Checkpoint`` of the model and its optimizer; restore it with
+  ``tf.train.Checkpoint(model=model, optimizer=optimizer).restore(path)``.
 
 ``save_freq='epoch'`` saves at each epoch's end (every ``period`` epochs), ``save_freq=n``
 after every ``n`` training batches, counted across epochs as Keras counts them.
@@ -49,7 +49,6 @@ from simdist.checkpoint import integrity
 from simdist.checkpoint.checkpoint import Checkpoint
 from simdist.checkpoint.manager import CheckpointManager
 from simdist.distribute import multi_worker_util
-from simdist.keras import saving
 from simdist.keras.engine.callback_base import Callback
 
 __all__ = ["ModelCheckpoint", "BackupAndRestore"]
@@ -182,11 +181,12 @@ class ModelCheckpoint(Callback):
         directory = os.path.dirname(path.rstrip("/" + os.sep))
         if directory:
             os.makedirs(directory, exist_ok=True)
-        if _is_keras_target(path):
-            if self.save_weights_only:
-                self.model.save_weights(path, overwrite=True)
-            else:
-                self.model.save(path, overwrite=True)
+        if self.save_weights_only:
+            # as Keras: a prefix becomes a checkpoint recorded in the directory's
+            # 'checkpoint' file, so tf.train.latest_checkpoint(dir) finds it
+            self.model.save_weights(path, overwrite=True)
+        elif _is_keras_target(path):
+            self.model.save(path, overwrite=True)
         else:
             self._checkpoint().write(path)
         multi_worker_util.remove_temp_dir(path, strategy)

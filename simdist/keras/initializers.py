@@ -16,7 +16,7 @@ import numpy as np
 
 from simdist.core import dtypes
 from simdist.core import random as core_random
-from simdist.core.convert import constant, convert_to_tensor
+from simdist.core.convert import constant
 from simdist.core.tensor import Tensor
 from simdist.keras import backend
 

@@ -34,6 +34,17 @@ class Metric(Layer):
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.built = True
 
+    def get_config(self) -> dict:
+        """Keras 2's metric config: ``name`` and ``dtype`` (a metric is never trainable)."""
+        config = super().get_config()
+        config.pop("trainable", None)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict):
+        # configs written by Layer.get_config carried 'trainable', which no metric takes
+        return cls(**{k: v for k, v in config.items() if k != "trainable"})
+
     def __call__(self, *args, **kwargs) -> Tensor:
         """``update_state(*args, **kwargs)``, then ``result()``."""
         self.update_state(*args, **kwargs)

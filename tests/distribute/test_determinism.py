@@ -13,7 +13,8 @@ from simdist.demo import create_model
 
 
 def _train(replicas: int) -> list[bytes]:
-    """Three steps of the tutorial's Fashion-MNIST CNN (32 images per replica: several intra-op blocks)."""
+    """Three steps of the tutorial's Fashion-MNIST CNN (32 images per replica: several
+    intra-op blocks)."""
     tf.random.set_seed(0)
     rng = np.random.default_rng(0)
     batch = 32 * replicas

@@ -14,8 +14,8 @@ from simdist.demo import create_model
 
 
 def _loop(steps: int, use_function: bool):
-    """Train the tutorial's Fashion-MNIST CNN for ``steps`` steps on 2 replicas; returns which steps' image
-    tensors are still alive at the end (while the step function still exists) and
+    """Train the tutorial's Fashion-MNIST CNN for ``steps`` steps on 2 replicas; returns which
+    steps' image tensors are still alive at the end (while the step function still exists) and
     tracemalloc's (current after step 2, peak after)."""
     tf.random.set_seed(0)
     rng = np.random.default_rng(0)

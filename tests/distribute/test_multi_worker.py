@@ -440,6 +440,7 @@ def test_keras_callbacks_on_every_worker_resume_bit_identical(tmp_path):
     )
     names = sorted(p.name for p in tmp_path.iterdir() if p.name != "backup_a")
     assert [re.sub(r"\.data-[0-9a-f]{16}\.npz$", ".data", n) for n in names] == [
+        "checkpoint",  # the directory's state file, as Keras's save_weights writes it
         "weights.01.data",
         "weights.01.index",
         "weights.02.data",

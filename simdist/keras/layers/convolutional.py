@@ -9,7 +9,6 @@ from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, int_pair, padding_name, positive_int
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
-from simdist.keras.layers._weights import weight_options_config
 
 __all__ = ["Conv2D", "conv_output_length"]
 

@@ -11,7 +11,6 @@ from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, positive_int, static_shape
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
-from simdist.keras.layers._weights import weight_options_config
 
 __all__ = ["Dense", "Flatten", "Dropout", "Activation", "ReLU"]
 
