@@ -104,15 +104,14 @@ def load(kind: str, directory: str) -> list[np.ndarray]:
         name = "m" if kind == "model_dir" else "m.keras"
         return tf.keras.models.load_model(os.path.join(directory, name)).get_weights()
     model = _model(tf)
-    if kind in ("weights_prefix", "weights_h5"):
-        name = "w" if kind == "weights_prefix" else "w.weights.h5"
-        model.load_weights(os.path.join(directory, name))
+    if kind in ("weights_prefix", "weights_h5", "model_checkpoint"):
+        # ModelCheckpoint(save_weights_only=True) saves through model.save_weights
+        name = {"weights_prefix": "w", "weights_h5": "w.weights.h5", "model_checkpoint": "mc"}
+        model.load_weights(os.path.join(directory, name[kind]))
         return model.get_weights()
     checkpoint = tf.train.Checkpoint(model=model)
     if kind in ("write", "unsafe_write"):
         prefix = os.path.join(directory, "fixed")
-    elif kind == "model_checkpoint":
-        prefix = os.path.join(directory, "mc")
     else:
         prefix = tf.train.latest_checkpoint(directory)
         if prefix is None:
