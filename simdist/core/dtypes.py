@@ -134,8 +134,7 @@ def as_dtype(value) -> DType:
         return bool
     if value is None:
         raise TypeError(
-            "Cannot convert None to a simdist dtype; pass a dtype such as tf.float32 or "
-            "'float32'."
+            "Cannot convert None to a simdist dtype; pass a dtype such as tf.float32 or 'float32'."
         )
     if value is float:
         return float32

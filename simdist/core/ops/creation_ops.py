@@ -24,8 +24,7 @@ def _dims(shape, error: type[Exception] = TypeError) -> tuple[int, ...]:
     else:
         try:
             items = [
-                convert_to_tensor(d)._value if hasattr(d, "_to_tensor") else d
-                for d in list(shape)
+                convert_to_tensor(d)._value if hasattr(d, "_to_tensor") else d for d in list(shape)
             ]
             arr = np.asarray(items) if items else np.zeros(0, np.int64)
             if any(isinstance(d, (bool, np.bool_)) for d in items):
