@@ -58,6 +58,8 @@ def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DTy
         raw = np.array(value)  # a copy: the caller may mutate their array later
         if raw.dtype.kind in "US":
             raw = raw.astype(object)
+        if raw.dtype.kind == "O":
+            _check_object_array(raw)
         if dtype is None:
             dtype = dtypes.as_dtype(raw.dtype)
             return (_as_bytes(raw) if dtype == dtypes.string else raw), dtype
@@ -86,6 +88,17 @@ def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DTy
         return _as_bytes(raw), dtype
     _check_convertible(value, raw, dtype)
     return raw.astype(dtype.as_numpy_dtype), dtype
+
+
+def _check_object_array(raw: np.ndarray) -> None:
+    """An object array converts only as a string tensor: every element str or bytes (as TF)."""
+    for v in raw.reshape(-1).tolist():
+        if not isinstance(v, (str, bytes)):
+            raise ValueError(
+                f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                f"{type(v).__name__}); an object array converts only when every element is a "
+                "str or bytes. Give the array a numeric dtype (e.g. arr.astype(np.float32))."
+            )
 
 
 def _as_bytes(raw: np.ndarray) -> np.ndarray:

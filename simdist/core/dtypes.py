@@ -132,6 +132,10 @@ def as_dtype(value) -> DType:
         return _BY_NAME[value]
     if value is builtins.bool:
         return bool
+    if value is None:
+        raise TypeError(
+            "Cannot convert None to a simdist dtype; pass a dtype such as tf.float32 or 'float32'."
+        )
     if value is float:
         return float32
     if value is int:

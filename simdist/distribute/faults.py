@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import time
 
 __all__ = ["FaultPlan", "WorkerFailure", "PSFailure", "WorkerKilled"]
@@ -91,7 +92,17 @@ class FaultPlan:
 
     # --- building ----------------------------------------------------------------------------
     def kill_worker(self, worker: int, step: int, restart_after: float | None = None) -> FaultPlan:
-        """Worker ``worker`` dies at its step ``step`` (>= 1). Returns the plan."""
+        """Worker ``worker`` dies at its step ``step`` (>= 1). Returns the plan.
+
+        Raises:
+            ValueError: ``worker`` or ``step`` is not an integer.
+        """
+        for label, value in (("worker", worker), ("step", step)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise ValueError(
+                    f"kill_worker: {label} must be an integer, got {value!r}; a worker dies at "
+                    "a whole step number (>= 1) of a whole worker index."
+                )
         failure = WorkerFailure(int(worker), int(step), restart_after)
         self.worker_failures = (*self.worker_failures, failure)
         self.__post_init__()

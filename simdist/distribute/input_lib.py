@@ -482,7 +482,13 @@ def distribute_values_from_function(
 
     Raises:
         ValueError: the replicas' values have different structures.
+        TypeError: ``value_fn`` is not callable.
     """
+    if not callable(value_fn):
+        raise TypeError(
+            f"distribute_values_from_function needs a callable value_fn(ctx) that returns this "
+            f"replica's value, got {value_fn!r}; e.g. lambda ctx: ctx.replica_id_in_sync_group."
+        )
     devices = _check_devices(devices)
     _check_workers(num_workers, worker_index)
     total = len(devices) * num_workers

@@ -86,7 +86,13 @@ class Strategy:
         Raises:
             RuntimeError: called from inside a replica function.
             ValueError: a distributed argument with a different number of components.
+            TypeError: ``fn`` is not callable.
         """
+        if not callable(fn):
+            raise TypeError(
+                f"strategy.run needs a callable (the replica function), got {fn!r}; pass the "
+                "function itself and its inputs in args=, e.g. strategy.run(step, args=(x,))."
+            )
         kwargs = kwargs or {}
         if state.replica_context is not None:
             raise RuntimeError(

@@ -107,7 +107,13 @@ def launch(
         CollectiveMismatchError: the workers made different collective calls, or one
             returned while others waited in a collective.
         ValueError: bad arguments.
+        TypeError: ``fn`` is not callable.
     """
+    if not callable(fn):
+        raise TypeError(
+            f"launch needs a callable (the program each worker runs), got {fn!r}; pass the "
+            "function itself, e.g. tf.sim.launch(main, workers=2), or use launch_script for a file."
+        )
     if cluster is None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")

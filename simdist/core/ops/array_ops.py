@@ -136,6 +136,12 @@ def tile(input, multiples, name=None) -> Tensor:
             f"Expected multiples argument to be a vector of length {xv.ndim} but got length "
             f"{len(reps)} [Op:Tile]."
         )
+    for i, n in enumerate(reps):
+        if n < 0:
+            raise errors.InvalidArgumentError(
+                f"Expected multiples[{i}] >= 0, but got {n} [Op:Tile]; each multiple is how "
+                "many copies to make along that axis (0 or more)."
+            )
     out = make_tensor(np.tile(xv, reps), x._dtype)
 
     def grad(g):

@@ -15,15 +15,27 @@ __all__ = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "one_hot
 _RANGE_ORDER = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 
-def _dims(shape) -> tuple[int, ...]:
+def _dims(shape, error: type[Exception] = TypeError) -> tuple[int, ...]:
+    """``shape`` as a tuple of ints; a non-integer size raises ``error`` (TF's class per op)."""
     if isinstance(shape, Tensor) or hasattr(shape, "_to_tensor"):
         arr = convert_to_tensor(shape)._value
-    elif isinstance(shape, (int, np.integer)):
+    elif isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         arr = np.asarray([shape])
     else:
-        arr = np.asarray(list(shape), dtype=np.int64) if len(shape) else np.zeros(0, np.int64)
+        try:
+            items = [
+                convert_to_tensor(d)._value if hasattr(d, "_to_tensor") else d for d in list(shape)
+            ]
+            arr = np.asarray(items) if items else np.zeros(0, np.int64)
+            if any(isinstance(d, (bool, np.bool_)) for d in items):
+                arr = arr.astype(bool)
+        except (TypeError, ValueError):
+            arr = np.asarray([None], dtype=object)
     if arr.size and arr.dtype.kind not in "iu":
-        raise TypeError(f"shape must hold integers, got {shape!r}.")
+        raise error(
+            f"Cannot use {shape!r} as a shape: every dimension size must be an integer (got "
+            f"dtype {arr.dtype}); pass a list of ints such as [2, 3], or an int tensor."
+        )
     dims = tuple(int(d) for d in arr.reshape(-1))
     if any(d < 0 for d in dims):
         raise errors.InvalidArgumentError(f"Dimension sizes must be non-negative, got {dims}.")
@@ -49,7 +61,7 @@ def fill(dims, value, name=None) -> Tensor:
         raise errors.InvalidArgumentError(
             f"value must be a scalar, got shape {list(v._value.shape)} [Op:Fill]."
         )
-    return make_tensor(np.full(_dims(dims), v._value), v._dtype)
+    return make_tensor(np.full(_dims(dims, errors.InvalidArgumentError), v._value), v._dtype)
 
 
 def zeros_like(input, dtype=None, name=None) -> Tensor:

@@ -26,9 +26,14 @@ def concat(values, axis, name="concat") -> Tensor:
     Raises:
         InvalidArgumentError: ranks, dtypes or non-axis dimensions differ.
     """
+    if isinstance(values, Tensor) or hasattr(values, "_to_tensor"):
+        values = [values]
+    if not list(values):
+        raise errors.InvalidArgumentError(
+            "concat needs at least one tensor, got an empty list [Op:ConcatV2]; pass the "
+            "tensors to join, e.g. tf.concat([a, b], axis=0)."
+        )
     tensors = as_tensors("ConcatV2", *values)
-    if not tensors:
-        raise ValueError("concat needs at least one tensor.")
     first = tensors[0]._value
     if first.ndim == 0:
         raise errors.InvalidArgumentError("Can't concatenate scalars (use tf.stack instead).")

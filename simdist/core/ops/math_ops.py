@@ -291,7 +291,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
             f"clip_value_min {list(lov.shape)} and clip_value_max {list(hiv.shape)} must "
             f"broadcast to the shape of t {list(tv.shape)} without changing it."
         )
-    out = make_tensor(np.minimum(np.maximum(tv, lov), hiv), t._dtype)
+    # As TF: the upper bound first, then the lower, so min > max gives min everywhere.
+    out = make_tensor(np.maximum(np.minimum(tv, hiv), lov), t._dtype)
     below, above = tv < lov, tv > hiv
 
     def grad_t(g):

@@ -28,7 +28,10 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     raw = np.asarray(axis._value if isinstance(axis, Tensor) else axis)
     if raw.dtype.kind not in "iu" and raw.size:
-        raise TypeError(f"axis must be an int, a list of ints or an int tensor, got {axis!r}.")
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'Tidx' of {raw.dtype} is not in the list of allowed values: int32, "
+            f"int64; axis must be an int, a list of ints or an int tensor, got {axis!r}."
+        )
     out = []
     for ax in raw.reshape(-1).tolist():
         if not -ndim <= ax < ndim:
@@ -36,8 +39,13 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
                 f"Invalid reduction dimension {ax} for input with {ndim} dimensions; use an "
                 f"axis in [{-ndim}, {ndim})."
             )
+        if ax % ndim in out:
+            raise errors.InvalidArgumentError(
+                f"Invalid reduction arguments: Axes contains duplicate dimension: {ax % ndim} "
+                f"(axis={raw.reshape(-1).tolist()}); name each axis once."
+            )
         out.append(ax % ndim)
-    return tuple(sorted(set(out)))
+    return tuple(sorted(out))
 
 
 def _input(op: str, x, kinds: str) -> Tensor:

@@ -104,7 +104,13 @@ def parse_tf_config(text: str | bytes | Mapping[str, Any] | None) -> dict[str, A
     if isinstance(text, Mapping):
         return dict(text)
     if isinstance(text, bytes):
-        text = text.decode("utf-8")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise _fail(
+                f"is not UTF-8 text (byte {err.start} is {text[err.start : err.start + 1]!r}); "
+                f"set it to JSON text, e.g. {_EXAMPLE}"
+            ) from None
     if not isinstance(text, str):
         raise TypeError(f"TF_CONFIG must be JSON text or a dict, got {type(text).__name__}.")
     if not text.strip():
@@ -118,6 +124,10 @@ def parse_tf_config(text: str | bytes | Mapping[str, Any] | None) -> dict[str, A
             f"(char {err.pos}):\n    {line}\n    {' ' * (err.colno - 1)}^\n"
             "Use double quotes for keys and strings, no trailing commas, and no comments, "
             f"e.g. {_EXAMPLE}"
+        ) from None
+    except RecursionError:
+        raise _fail(
+            f"is nested too deeply to parse; a cluster spec is two levels deep, e.g. {_EXAMPLE}"
         ) from None
     if not isinstance(config, dict):
         raise _fail(f"must be a JSON object, got a JSON {type(config).__name__}; use {_EXAMPLE}")

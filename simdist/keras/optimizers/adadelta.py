@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.tensor import make_tensor
-from simdist.keras.optimizers.optimizer import Optimizer, _array
+from simdist.keras.optimizers.optimizer import Optimizer, _array, numeric_hyperparameter
 
 __all__ = ["Adadelta"]
 
@@ -21,8 +21,8 @@ class Adadelta(Optimizer):
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
         super().__init__(name, learning_rate=learning_rate, **kwargs)
-        self.rho = rho
-        self.epsilon = epsilon
+        self.rho = numeric_hyperparameter(name, "rho", rho)
+        self.epsilon = numeric_hyperparameter(name, "epsilon", epsilon)
 
     def _slot_names(self) -> tuple[str, ...]:
         return ("accumulated_grad", "accumulated_delta_var")

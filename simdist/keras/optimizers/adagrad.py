@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.tensor import make_tensor
-from simdist.keras.optimizers.optimizer import Optimizer, _array
+from simdist.keras.optimizers.optimizer import Optimizer, _array, numeric_hyperparameter
 
 __all__ = ["Adagrad"]
 
@@ -29,13 +29,16 @@ class Adagrad(Optimizer):
         **kwargs,
     ) -> None:
         super().__init__(name, learning_rate=learning_rate, **kwargs)
+        initial_accumulator_value = numeric_hyperparameter(
+            name, "initial_accumulator_value", initial_accumulator_value
+        )
         if initial_accumulator_value < 0:
             raise ValueError(
                 "`initial_accumulator_value` must be non-negative. Received: "
                 f"initial_accumulator_value={initial_accumulator_value}."
             )
         self.initial_accumulator_value = initial_accumulator_value
-        self.epsilon = epsilon
+        self.epsilon = numeric_hyperparameter(name, "epsilon", epsilon)
 
     def _slot_names(self) -> tuple[str, ...]:
         return ("accumulator",)

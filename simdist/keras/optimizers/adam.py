@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.tensor import make_tensor
-from simdist.keras.optimizers.optimizer import Optimizer, _array
+from simdist.keras.optimizers.optimizer import Optimizer, _array, numeric_hyperparameter
 
 __all__ = ["Adam"]
 
@@ -34,9 +34,9 @@ class Adam(Optimizer):
         **kwargs,
     ) -> None:
         super().__init__(name, learning_rate=learning_rate, **kwargs)
-        self.beta_1 = beta_1
-        self.beta_2 = beta_2
-        self.epsilon = epsilon
+        self.beta_1 = numeric_hyperparameter(name, "beta_1", beta_1)
+        self.beta_2 = numeric_hyperparameter(name, "beta_2", beta_2)
+        self.epsilon = numeric_hyperparameter(name, "epsilon", epsilon)
         self.amsgrad = bool(amsgrad)
 
     def _slot_names(self) -> tuple[str, ...]:

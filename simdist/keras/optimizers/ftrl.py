@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.tensor import make_tensor
-from simdist.keras.optimizers.optimizer import Optimizer, _array
+from simdist.keras.optimizers.optimizer import Optimizer, _array, numeric_hyperparameter
 
 __all__ = ["Ftrl"]
 
@@ -56,12 +56,22 @@ class Ftrl(Optimizer):
                 "`learning_rate_power` needs to be negative or zero. Received: "
                 f"learning_rate_power={learning_rate_power}."
             )
-        self.learning_rate_power = learning_rate_power
-        self.initial_accumulator_value = initial_accumulator_value
-        self.l1_regularization_strength = l1_regularization_strength
-        self.l2_regularization_strength = l2_regularization_strength
-        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
-        self.beta = beta
+        self.learning_rate_power = numeric_hyperparameter(
+            name, "learning_rate_power", learning_rate_power
+        )
+        self.initial_accumulator_value = numeric_hyperparameter(
+            name, "initial_accumulator_value", initial_accumulator_value
+        )
+        self.l1_regularization_strength = numeric_hyperparameter(
+            name, "l1_regularization_strength", l1_regularization_strength
+        )
+        self.l2_regularization_strength = numeric_hyperparameter(
+            name, "l2_regularization_strength", l2_regularization_strength
+        )
+        self.l2_shrinkage_regularization_strength = numeric_hyperparameter(
+            name, "l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength
+        )
+        self.beta = numeric_hyperparameter(name, "beta", beta)
 
     def _slot_names(self) -> tuple[str, ...]:
         return ("accumulator", "linear")

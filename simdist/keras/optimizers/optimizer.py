@@ -19,6 +19,7 @@ methods (in ``extended.update``, a mirrored variable's writes touch one device's
 from __future__ import annotations
 
 import contextlib
+import numbers
 import re
 import warnings
 
@@ -36,6 +37,24 @@ from simdist.keras.optimizers.mirrored_update import update_once as _update_once
 from simdist.keras.optimizers.schedules import LearningRateSchedule
 
 __all__ = ["Optimizer"]
+
+
+def numeric_hyperparameter(optimizer: str, name: str, value):
+    """``value`` if it can be an optimizer's numeric hyperparameter, checked at construction.
+
+    A real number, a tensor or variable, or a callable returning one (as Keras accepts).
+
+    Raises:
+        TypeError: anything else (a string, None, a bool), naming the optimizer and argument.
+    """
+    if callable(value) or hasattr(value, "_to_tensor") or hasattr(value, "dtype"):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{optimizer}: {name} must be a number (or a tensor, or a callable returning one), "
+            f"got {value!r}; e.g. {name}=0.9."
+        )
+    return value
 
 
 class _CallableList(list):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.tensor import make_tensor
-from simdist.keras.optimizers.optimizer import Optimizer, _array
+from simdist.keras.optimizers.optimizer import Optimizer, _array, numeric_hyperparameter
 
 __all__ = ["RMSprop"]
 
@@ -36,11 +36,12 @@ class RMSprop(Optimizer):
         **kwargs,
     ) -> None:
         super().__init__(name, learning_rate=learning_rate, **kwargs)
+        momentum = numeric_hyperparameter(name, "momentum", momentum)
         if not 0 <= momentum <= 1:
             raise ValueError(f"`momentum` must be between [0, 1]. Received: momentum={momentum}.")
-        self.rho = rho
-        self.momentum = momentum
-        self.epsilon = epsilon
+        self.rho = numeric_hyperparameter(name, "rho", rho)
+        self.momentum = numeric_hyperparameter(name, "momentum", momentum)
+        self.epsilon = numeric_hyperparameter(name, "epsilon", epsilon)
         self.centered = bool(centered)
 
     def _slot_names(self) -> tuple[str, ...]:

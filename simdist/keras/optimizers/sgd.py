@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simdist.keras.optimizers.optimizer import Optimizer, _array
+from simdist.keras.optimizers.optimizer import Optimizer, _array, numeric_hyperparameter
 
 __all__ = ["SGD"]
 
@@ -26,7 +26,7 @@ class SGD(Optimizer):
         super().__init__(name, learning_rate=learning_rate, **kwargs)
         if isinstance(momentum, (int, float)) and not 0 <= momentum <= 1:
             raise ValueError(f"`momentum` must be between [0, 1]. Received: momentum={momentum}.")
-        self.momentum = momentum
+        self.momentum = numeric_hyperparameter(name, "momentum", momentum)
         self.nesterov = bool(nesterov)
 
     def _slot_names(self) -> tuple[str, ...]:
