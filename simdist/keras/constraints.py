@@ -19,6 +19,7 @@ from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import comparison_ops, elementwise_ops, math_ops, reduction_ops
 from simdist.core.tensor import Tensor
 from simdist.keras import backend
+from simdist.keras.serialization import find_class, object_config
 
 __all__ = [
     "Constraint",
@@ -152,12 +153,7 @@ def serialize(constraint) -> dict | str:
                 "function or a Constraint subclass with get_config()."
             )
         return name
-    return {
-        "module": "keras.constraints",
-        "class_name": type(constraint).__name__,
-        "config": constraint.get_config(),
-        "registered_name": None,
-    }
+    return object_config(constraint, "keras.constraints")
 
 
 def deserialize(config, custom_objects=None) -> Constraint:
@@ -166,14 +162,7 @@ def deserialize(config, custom_objects=None) -> Constraint:
     Raises:
         ValueError: an unknown name.
     """
-    custom = dict(custom_objects or {})
-    name = config if isinstance(config, str) else str(config.get("class_name", ""))
-    cls = custom.get(name) or _CLASSES.get(name) or _NAMES.get(name)
-    if cls is None:
-        raise ValueError(
-            f"Unknown constraint: {name!r}. Use one of {sorted(_NAMES)}, {sorted(_CLASSES)}, "
-            "or pass the class in `custom_objects`."
-        )
+    cls = find_class(config, custom_objects, _CLASSES, _NAMES, "constraint")
     return cls() if isinstance(config, str) else cls.from_config(config.get("config") or {})
 
 

@@ -59,6 +59,7 @@ from simdist.keras.metric_wrappers import (
     sparse_top_k_categorical_accuracy,
     top_k_categorical_accuracy,
 )
+from simdist.keras.serialization import object_config
 
 __all__ = [
     "Metric",
@@ -265,12 +266,7 @@ def serialize(metric) -> dict | str:
     """A metric object as Keras 2's ``{'module', 'class_name', 'config', ...}`` dict; a metric
     function as its name."""
     if isinstance(metric, Metric):
-        return {
-            "module": "keras.metrics",
-            "class_name": type(metric).__name__,
-            "config": metric.get_config(),
-            "registered_name": None,
-        }
+        return object_config(metric, "keras.metrics")
     name = getattr(metric, "__name__", None)
     if callable(metric) and name:
         return name

@@ -25,6 +25,7 @@ from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import array_ops, elementwise_ops, math_ops, reduction_ops
 from simdist.core.tensor import Tensor
 from simdist.keras import constraints
+from simdist.keras.serialization import find_class, object_config
 
 __all__ = [
     "Regularizer",
@@ -185,12 +186,7 @@ def serialize(regularizer) -> dict | str:
     as its name (load it back with ``custom_objects``)."""
     if not isinstance(regularizer, Regularizer):
         return _function_name(regularizer)
-    return {
-        "module": "keras.regularizers",
-        "class_name": type(regularizer).__name__,
-        "config": regularizer.get_config(),
-        "registered_name": None,
-    }
+    return object_config(regularizer, "keras.regularizers")
 
 
 def deserialize(config, custom_objects=None) -> Regularizer:
@@ -199,14 +195,7 @@ def deserialize(config, custom_objects=None) -> Regularizer:
     Raises:
         ValueError: an unknown name.
     """
-    custom = dict(custom_objects or {})
-    name = config if isinstance(config, str) else str(config.get("class_name", ""))
-    cls = custom.get(name) or _CLASSES.get(name) or _NAMES.get(name)
-    if cls is None:
-        raise ValueError(
-            f"Unknown regularizer: {name!r}. Use one of {sorted(_NAMES)}, {sorted(_CLASSES)}, "
-            "or pass the class in `custom_objects`."
-        )
+    cls = find_class(config, custom_objects, _CLASSES, _NAMES, "regularizer")
     if isinstance(config, str):
         return cls()
     return cls.from_config(config.get("config") or {})

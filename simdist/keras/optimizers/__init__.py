@@ -15,6 +15,7 @@ from simdist.keras.optimizers.nadam import Nadam as Nadam
 from simdist.keras.optimizers.optimizer import Optimizer as Optimizer
 from simdist.keras.optimizers.rmsprop import RMSprop as RMSprop
 from simdist.keras.optimizers.sgd import SGD as SGD
+from simdist.keras.serialization import object_config
 
 _BY_NAME = {
     cls.__name__.lower(): cls
@@ -25,12 +26,7 @@ _NOT_YET = ("adafactor", "lion")
 
 def serialize(optimizer: Optimizer) -> dict:
     """``{'module', 'class_name', 'config', 'registered_name'}`` as Keras 2 writes it."""
-    return {
-        "module": "keras.optimizers",
-        "class_name": type(optimizer).__name__,
-        "config": optimizer.get_config(),
-        "registered_name": None,
-    }
+    return object_config(optimizer, "keras.optimizers")
 
 
 def deserialize(config: dict, custom_objects=None) -> Optimizer:
