@@ -1,5 +1,6 @@
 """Shared test settings: hypothesis profiles (deterministic in CI), fresh Keras names per test."""
 
+import importlib.util
 import os
 
 import pytest
@@ -19,6 +20,52 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=40)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+# --- the TensorFlow tier --------------------------------------------------------------------
+# Tests marked `tensorflow` run real TensorFlow (differential tests of the public surface,
+# TF's own multi-worker cluster, TensorBoard reading our files). They cost about 60 % of the
+# suite's CPU (a TF process starts in ~6 s of CPU), so a plain `pytest` leaves them out and
+# says so; `--tensorflow` (the README's test command, and so CI) runs them too, and refuses
+# to start when TensorFlow is not installed: that tier can never pass by being skipped.
+def pytest_addoption(parser):
+    parser.addoption(
+        "--tensorflow",
+        action="store_true",
+        help="also run the tests against real TensorFlow (marker `tensorflow`; needs the "
+        "tensorflow extra). CI runs them.",
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--tensorflow") and importlib.util.find_spec("tensorflow") is None:
+        raise pytest.UsageError(
+            "--tensorflow runs the tests against real TensorFlow, which is not installed: "
+            "python3 -m pip install -e '.[tensorflow]'"
+        )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--tensorflow"):
+        return
+    kept, left_out = [], []
+    for item in items:
+        (left_out if item.get_closest_marker("tensorflow") else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+        config._simdist_tf_left_out = len(left_out)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if config.getoption("--tensorflow"):
+        return
+    left_out = getattr(config, "_simdist_tf_left_out", None)  # unknown here under xdist
+    what = f"{left_out} tests" if left_out else "The tests"
+    terminalreporter.write_line(
+        f"{what} against real TensorFlow (marker `tensorflow`) were not run: add "
+        "--tensorflow (the README's test command and CI do)."
+    )
 
 
 @pytest.fixture(autouse=True)

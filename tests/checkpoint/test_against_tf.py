@@ -18,6 +18,8 @@ import pytest
 if importlib.util.find_spec("tensorflow") is None:  # found, not imported: TF runs apart
     pytest.skip("TensorFlow is not installed; nothing to compare", allow_module_level=True)
 
+pytestmark = pytest.mark.tensorflow  # runs real TensorFlow: only with --tensorflow
+
 PROGRAM = textwrap.dedent(
     """
     import json, os, sys, tempfile

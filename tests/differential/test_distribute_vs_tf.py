@@ -4,7 +4,8 @@ import pytest
 from differential_harness import check
 from snippets_distribute import SNIPPETS
 
-pytestmark = pytest.mark.slow  # the session's one TensorFlow subprocess (conftest.py)
+# the session's one TensorFlow subprocess (conftest.py); only with --tensorflow
+pytestmark = [pytest.mark.slow, pytest.mark.tensorflow]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.id)

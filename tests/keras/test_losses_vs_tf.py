@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 import tf_oracle
 
+pytestmark = pytest.mark.tensorflow  # runs real TensorFlow: only with --tensorflow
+
 REDUCTIONS = ("none", "sum", "sum_over_batch_size", "auto")
 
 # loss class, its keyword arguments, the kind of inputs it takes

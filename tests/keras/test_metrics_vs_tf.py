@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 import tf_oracle
 
+pytestmark = pytest.mark.tensorflow  # runs real TensorFlow: only with --tensorflow
+
 CASES = {
     "accuracy": ("Accuracy", {}, "classes"),
     "binary_accuracy": ("BinaryAccuracy", {}, "binary"),

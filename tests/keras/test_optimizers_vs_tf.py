@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import tf_oracle
 
+pytestmark = pytest.mark.tensorflow  # runs real TensorFlow: only with --tensorflow
+
 STEPS = 3
 REPLICAS = (1, 2, 4)
 

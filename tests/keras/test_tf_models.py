@@ -16,6 +16,7 @@ from tests.keras import tf_differential as tf_oracle
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.tensorflow,
     pytest.mark.skipif(not tf_oracle.tf_available(), reason="needs the tensorflow extra"),
 ]
 

@@ -66,6 +66,7 @@ def callbacks_program(tf, make_strategy, payload):
     return out
 
 
+@pytest.mark.tensorflow
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the inf batch
 def test_reduce_lr_on_plateau_and_terminate_on_nan_match_tensorflow():
@@ -179,6 +180,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.tensorflow
 @pytest.mark.slow
 def test_tensorflow_reads_the_tensorboard_logs(tmp_path):
     if importlib.util.find_spec("tensorflow") is None:

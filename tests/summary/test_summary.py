@@ -137,6 +137,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.tensorflow
 @pytest.mark.slow
 def test_tensorflow_reads_our_event_files_and_writes_the_same_records(tmp_path):
     if importlib.util.find_spec("tensorflow") is None:

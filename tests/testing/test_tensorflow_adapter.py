@@ -7,13 +7,16 @@ Every property must PASS on TensorFlow, or fail only where a known difference sa
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-pytest.importorskip(
-    "tensorflow",
-    reason="TensorFlow is not installed (pip install "
-    "'simdist[tensorflow]'); the TensorFlow adapter cannot run",
-)
+if importlib.util.find_spec("tensorflow") is None:  # found, not imported at collection
+    pytest.skip(
+        "TensorFlow is not installed (pip install 'simdist[tensorflow]'); the TensorFlow "
+        "adapter cannot run",
+        allow_module_level=True,
+    )
 
 from simdist.testing.adapters import load_adapter
 from simdist.testing.adapters.tensorflow_adapter import (
@@ -23,6 +26,8 @@ from simdist.testing.adapters.tensorflow_adapter import (
 from simdist.testing.known_differences import KNOWN_DIFFERENCES
 from simdist.testing.properties import CATALOGUE
 from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run
+
+pytestmark = pytest.mark.tensorflow  # runs real TensorFlow: only with --tensorflow
 
 
 @pytest.fixture(scope="module")

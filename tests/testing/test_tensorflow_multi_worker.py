@@ -7,13 +7,16 @@ property (TensorFlow takes seconds to start); the whole module takes about 30 s.
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-pytest.importorskip(
-    "tensorflow",
-    reason="TensorFlow is not installed (pip install "
-    "'simdist[tensorflow]'); the TensorFlow adapter cannot run",
-)
+if importlib.util.find_spec("tensorflow") is None:  # found, not imported at collection
+    pytest.skip(
+        "TensorFlow is not installed (pip install 'simdist[tensorflow]'); the TensorFlow "
+        "adapter cannot run",
+        allow_module_level=True,
+    )
 
 import numpy as np
 
@@ -21,6 +24,8 @@ from simdist.testing.adapters import load_adapter
 from simdist.testing.adapters.tensorflow_adapter import MW_ZERO_SIZE_CRASH
 from simdist.testing.known_differences import KNOWN_DIFFERENCES
 from simdist.testing.runner import FAIL, PASS, SKIP, XFAIL, XPASS, run
+
+pytestmark = pytest.mark.tensorflow  # runs real TensorFlow: only with --tensorflow
 
 
 @pytest.fixture(scope="module")

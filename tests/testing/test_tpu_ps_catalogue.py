@@ -138,6 +138,7 @@ def test_a_ps_failing_before_any_function_finishes(simdist_adapter):
         simdist_adapter.ps_failure_run(1, 1, 2, 0, 0)
 
 
+@pytest.mark.tensorflow
 @pytest.mark.slow
 def test_tensorflow_partitioners_agree_with_the_reference():
     pytest.importorskip("tensorflow", reason="TensorFlow is not installed")
