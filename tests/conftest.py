@@ -24,7 +24,7 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 
 # --- the TensorFlow tier --------------------------------------------------------------------
 # Tests marked `tensorflow` run real TensorFlow (differential tests of the public surface,
-# TF's own multi-worker cluster, TensorBoard reading our files). They cost about 60 % of the
+# TF's own multi-worker cluster, TensorBoard reading our files). They cost more than half of the
 # suite's CPU (a TF process starts in ~6 s of CPU), so a plain `pytest` leaves them out and
 # says so; `--tensorflow` (the README's test command, and so CI) runs them too, and refuses
 # to start when TensorFlow is not installed: that tier can never pass by being skipped.
@@ -54,13 +54,15 @@ def pytest_collection_modifyitems(config, items):
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
-        config._simdist_tf_left_out = len(left_out)
+    config._simdist_tf_left_out = len(left_out)
 
 
 def pytest_terminal_summary(terminalreporter, config):
     if config.getoption("--tensorflow"):
         return
     left_out = getattr(config, "_simdist_tf_left_out", None)  # unknown here under xdist
+    if left_out == 0:
+        return
     what = f"{left_out} tests" if left_out else "The tests"
     terminalreporter.write_line(
         f"{what} against real TensorFlow (marker `tensorflow`) were not run: add "
