@@ -29,6 +29,7 @@ import math
 
 from simdist.cost import nccl_constants as C
 from simdist.cost.nccl_graph import NcclGraph, search_graphs
+from simdist.cost.nccl_launch import launched_channels
 from simdist.topology.system import GpuSystem
 
 __all__ = ["NcclEstimate", "NCCL_COLLECTIVES", "nccl_estimate", "nccl_system_for"]
@@ -42,11 +43,18 @@ class NcclEstimate:
     """NCCL's predicted time of one collective call and the choice behind it.
 
     Attributes:
-        time: seconds.
+        time: seconds, on the channels NCCL launches for this size
+            (:mod:`simdist.cost.nccl_launch`): its latency plus the bytes at
+            ``channels_used / channels_launched`` of the modelled bandwidth.
+        model_time: seconds NCCL's tuning model predicts (every channel busy); NCCL
+            chooses by this.
         algorithm, protocol: the chosen pair (``"ring"``, ``"Simple"``...).
         latency_us, bandwidth: the pair's latency (us) and algorithm bandwidth (GB/s).
         n_channels: channels of the chosen algorithm's graph.
-        candidates: ``(algorithm, protocol, seconds)`` of every enabled pair, fastest first.
+        channels_used, channels_launched: channels carrying data of this call, and the
+            pair's maximum (``comm->nChannels`` or ``comm->nvlsChannels``).
+        candidates: ``(algorithm, protocol, seconds)`` of every enabled pair by NCCL's
+            model, fastest first.
     """
 
     collective: str
@@ -59,6 +67,9 @@ class NcclEstimate:
     bandwidth: float
     n_channels: int
     candidates: tuple[tuple[str, str, float], ...]
+    model_time: float = 0.0
+    channels_used: int = 0
+    channels_launched: int = 0
 
 
 def _log2i(n: int) -> int:
@@ -76,6 +87,8 @@ class _Tuning:
     bandwidth: dict  # (coll, algo, proto) -> algBw GB/s (0: disabled)
     latency: dict  # (coll, algo, proto) -> us
     comm_channels: int
+    nvls_channels: int
+    simple_ring_threads: int
 
 
 def _nsteps(coll: str, n: int) -> int:
@@ -191,11 +204,19 @@ def _tune(system: GpuSystem) -> _Tuning:
         and channels < 16
     ):
         channels *= 2  # connect.cc:479-482
-    return _Tuning(system, graphs, bandwidth, latency, channels)
+    if system.compute_capability >= 100:  # nvls.cc:209-213
+        nvls_channels = C.NVLS_CHANNELS["100-multinode" if nodes > 1 else 100]
+    else:
+        nvls_channels = C.NVLS_CHANNELS[90]
+    pci_ring = ring.bw_intra * ring.n_channels <= C.PCI_BW  # tuning.cc:244-245
+    simple_threads = C.SIMPLE_MAX_THREADS // 2 if pci_ring else C.SIMPLE_MAX_THREADS
+    return _Tuning(system, graphs, bandwidth, latency, channels, nvls_channels, simple_threads)
 
 
-def _algo_time(tuning: _Tuning, coll: str, algo: str, proto: str, nbytes: int) -> float | None:
-    """ncclTopoGetAlgoTime (tuning.cc:630-654): microseconds, or None when disabled."""
+def _algo_time(
+    tuning: _Tuning, coll: str, algo: str, proto: str, nbytes: int
+) -> tuple[float, float] | None:
+    """ncclTopoGetAlgoTime (tuning.cc:630-654): ``(latency us, GB/s)``, None when disabled."""
     bw = tuning.bandwidth.get((coll, algo, proto), 0.0)
     if bw <= 0:
         return None
@@ -215,7 +236,7 @@ def _algo_time(tuning: _Tuning, coll: str, algo: str, proto: str, nbytes: int) -
         and nbytes / (tuning.comm_channels * system.num_gpus) >= C.RING_PLATEAU_MIN_BYTES
     ):  # fmt: skip
         lat *= C.RING_PLATEAU_FACTOR[0 if system.compute_capability < 80 else 1]
-    return lat + nbytes / (1000 * bw)
+    return lat, bw
 
 
 def nccl_system_for(system: GpuSystem, num_ranks: int) -> GpuSystem:
@@ -285,9 +306,10 @@ def nccl_estimate(
         for proto in C.PROTOCOLS:
             if algorithm not in ("auto", algo) or protocol not in ("auto", proto):
                 continue
-            us = _algo_time(tuning, collective, algo, proto, nbytes)
-            if us is not None:
-                candidates.append((algo, proto, us * 1e-6))
+            priced = _algo_time(tuning, collective, algo, proto, nbytes)
+            if priced is not None:
+                lat, bw = priced
+                candidates.append((algo, proto, (lat + nbytes / (1000 * bw)) * 1e-6))
     if not candidates:
         raise ValueError(
             f"NCCL would run no algorithm {algorithm!r} with protocol {protocol!r} for "
@@ -296,15 +318,24 @@ def nccl_estimate(
     candidates.sort(key=lambda c: c[2])  # stable: NCCL keeps the first of equal times
     algo, proto, seconds = candidates[0]
     graph = tuning.graphs["nvls" if algo.startswith("nvls") else algo]
+    used, launched = launched_channels(
+        collective, algo, proto, nbytes, view.num_gpus, tuning.comm_channels,
+        tuning.nvls_channels, tuning.simple_ring_threads,
+    )  # fmt: skip
+    lat, bw = _algo_time(tuning, collective, algo, proto, nbytes)
+    executed = (lat + nbytes / (1000 * bw * used / launched)) * 1e-6
     return NcclEstimate(
         collective=collective,
         nbytes=nbytes,
         num_ranks=ranks,
-        time=seconds,
+        time=executed,
         algorithm=algo,
         protocol=proto,
         latency_us=tuning.latency[collective, algo, proto],
         bandwidth=tuning.bandwidth[collective, algo, proto],
         n_channels=graph.n_channels,
         candidates=tuple(candidates),
+        model_time=seconds,
+        channels_used=used,
+        channels_launched=launched,
     )

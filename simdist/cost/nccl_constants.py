@@ -125,7 +125,8 @@ SIMPLE_MAX_THREADS = 512  # device.h:95 NCCL_SIMPLE_MAX_NTHREADS
 LL_MAX_THREADS = 512  # device.h:97 NCCL_LL_MAX_NTHREADS
 LL128_MAX_THREADS = 640  # device.h:114 NCCL_LL128_MAX_NTHREADS
 THREAD_THRESHOLD = (8, 8, 64)  # comm.h:49-51 (LL, LL128, Simple) bytes per thread
-NVLS_CHANNELS = {90: 16, 100: 24, "100-multinode": 32}  # src/transport/nvls.cc:155-157
+NVLS_CHANNELS = {90: 16, 100: 24, "100-multinode": 32}  # src/transport/nvls.cc:155-157, 209-213
+MIN_TRAFFIC_PER_CHANNEL = 32 << 10  # enqueue.cc:585 MinTrafficPerChannel, bytes of traffic
 
 CITATIONS = (
     f"NCCL v{NCCL_VERSION} (github.com/NVIDIA/nccl tag v{NCCL_VERSION}, commit {NCCL_COMMIT}): "
@@ -133,5 +134,6 @@ CITATIONS = (
     "lines 139-211), src/graph/search.cc (speed lists 1051-1065, ncclTopoCompute, "
     "ncclTopoDupChannels), src/graph/topo.h (NVLink and PCI bandwidths 17-35), "
     "src/graph/topo.cc (PCIe and NIC bandwidth rules 545-657, 416-418), src/init.cc:1177, "
-    "src/graph/connect.cc:460-482, src/enqueue.cc:2070-2105, src/transport/nvls.cc:155-213"
+    "src/graph/connect.cc:460-482, src/enqueue.cc:91-101, 576-700, 2070-2110, "
+    "src/transport/nvls.cc:155-213"
 )

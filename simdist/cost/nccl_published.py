@@ -32,6 +32,7 @@ class PublishedRow:
     nccl_version: str
     source: str
     note: str = ""
+    ran: str = "not stated"  # the algorithm/protocol NCCL ran, as the source states it
 
 
 _AZURE = "https://github.com/Azure/AI-benchmarking-guide/blob/main/"
@@ -46,15 +47,19 @@ _CW = "https://github.com/coreweave/nccl-tests/blob/main/README.md (Expected Per
 _CW_RACK1 = _CW + ", single rack: 72 GPUs, out-of-place)"
 _CW_RACK2 = _CW + ", 2 racks: 144 GPUs, out-of-place)"
 _CW_RACK20 = _CW + ", 20 racks: 1,440 GPUs, out-of-place)"
+_CW_SHARP = (
+    "the same README: Quantum-X800 InfiniBand with SHARP, images with the NCCL SHARP plugin; "
+    "which algorithm NCCL ran (NVLS-tree, CollNet) is not stated"
+)
 _CW_92 = (
     "https://github.com/coreweave/nccl-tests/pull/92 (test plan: 8-GPU x 2-node base MPIJob, "
     "busbw at 8G all-reduce)"
 )
 
 
-def _rows(system, ranks, algorithm, version, source, points, note=""):
+def _rows(system, ranks, algorithm, version, source, points, note="", ran="not stated"):
     return [
-        PublishedRow(system, ranks, algorithm, size, busbw, version, source, note)
+        PublishedRow(system, ranks, algorithm, size, busbw, version, source, note, ran)
         for size, busbw in points
     ]
 
@@ -82,6 +87,7 @@ PUBLISHED: tuple[PublishedRow, ...] = tuple(
         "gb200-nvl72", 4, "nccl:ring", "2.25.1", _AZ_GB200,
         zip(_AZURE_SIZES, (0.10, 5.71, 80.48, 331.09, 550.73, 574.19, 646.87, 679.61),
             strict=True),
+        ran="Ring (forced); protocol not stated",
     )
     + _rows(
         "gb200-nvl72", None, "auto", "2.26.2", _CW_RACK1,
@@ -90,10 +96,12 @@ PUBLISHED: tuple[PublishedRow, ...] = tuple(
     + _rows(
         "gb200-nvl72:2", None, "auto", "2.26.2", _CW_RACK2,
         ((512 * MiB, 493.94), (1 * GiB, 596.10), (16 * GiB, 810.41)),
+        _CW_SHARP,
     )
     + _rows(
         "gb200-nvl72:20", None, "auto", "2.26.2", _CW_RACK20,
         ((512 * MiB, 150.95), (1 * GiB, 218.85), (16 * GiB, 405.74)),
+        _CW_SHARP,
     )
     + _rows(
         "h100-cluster:2", None, "auto", "not stated (2026-05-26)", _CW_92, ((8 * GiB, 440.58),)
@@ -108,24 +116,28 @@ PUBLISHED: tuple[PublishedRow, ...] = tuple(
             "protocol overhead NCCL gets an effective NVLink bandwidth of 370 GB/s, seen as "
             "busbw with NCCL_ALGO=RING)",
             "peak, large sizes",
+            "Ring (NCCL_ALGO=RING)",
         ),
         PublishedRow(
             "dgx-h100", None, "auto", 8 * GiB, 480.0, "not stated (2024-05-06)",
             "https://github.com/NVIDIA/nccl-tests/issues/212 (NVIDIA maintainer: NVLink SHARP "
             "all-reduce on 8 GPUs peaks at a busbw of about 480 GB/s)",
             "peak, large sizes",
+            "NVLS (NVLink SHARP)",
         ),
         PublishedRow(
             "h100-cluster:2", None, "nccl:ring", 8 * GiB, 376.0, "not stated (2025-03-03)",
             "https://github.com/NVIDIA/nccl-tests/issues/290 (NVIDIA maintainer: NDR 400 Gb/s "
             "NICs give 46-48 GB/s each with NCCL_ALGO=RING on two nodes)",
             "8 NICs x 46-48 GB/s = 368-384 GB/s ring busbw",
+            "Ring (NCCL_ALGO=RING)",
         ),
         PublishedRow(
             "a100-cluster:2", None, "nccl:ring", 8 * GiB, 192.0, "not stated (2023-03-31)",
             "https://github.com/NVIDIA/nccl/issues/812 (NVIDIA maintainer: on DGX A100 with "
             "8x 200 Gb/s IB we measure 192 GB/s all-reduce busbw; ring across nodes)",
             "peak, large sizes",
+            "Ring",
         ),
     ]
 )  # fmt: skip

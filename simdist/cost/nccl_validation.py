@@ -104,8 +104,8 @@ def validation_markdown(results=None) -> str:
     results = validate() if results is None else results
     lines = [
         "| system | ranks | algo asked | size | band | NCCL | published busbw | predicted busbw "
-        "| published us | predicted us | error | model's choice |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| published us | predicted us | error | model's choice | NCCL ran (per source) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         ranks = r.row.ranks or _topology(r.row.system).num_devices
@@ -113,7 +113,7 @@ def validation_markdown(results=None) -> str:
             f"| {r.row.system} | {ranks} | {r.row.algorithm} | {_size(r.row.size)} | "
             f"{r.band or '-'} | {r.row.nccl_version} | {r.row.busbw:.2f} | "
             f"{r.predicted_busbw:.2f} | {r.published_time_us:.1f} | {r.predicted_time_us:.1f} | "
-            f"{r.error * 100:+.0f}% | {r.algorithm} |"
+            f"{r.error * 100:+.0f}% | {r.algorithm} | {r.row.ran} |"
         )
     lines += [
         "",
