@@ -36,6 +36,7 @@ import numpy as np
 
 from simdist.core import profile_hook
 from simdist.cost.compute import DTYPE_SIZES, OpCost, layer_costs, optimizer_cost
+from simdist.cost.nccl_constants import ALGORITHMS as NCCL_ALGORITHMS
 from simdist.topology.model import Topology
 
 __all__ = ["profile", "CollectiveRecord", "ComputeRecord", "StepRecord"]
@@ -100,8 +101,9 @@ class profile:
         topology: a :class:`~simdist.topology.model.Topology` or a preset name
             (``simdist.sim.list_topologies()``); replica ``r`` runs on its device ``r``.
         algorithm: ``"auto"`` prices each collective with the algorithm its cross-device op
-            runs (the selector's choice for this topology where the op selects, as NCCL
-            does); an algorithm name (``"ring"``...) prices every all-reduce with it.
+            runs (where the op selects: NCCL's model and choice on GPU systems, else the
+            selector's); ``"nccl"``/``"nccl:ring"``... or a schedule name (``"ring"``...)
+            prices every all-reduce with it.
 
     Raises:
         ValueError: an unknown topology or algorithm name; on entering a step, a strategy
@@ -118,13 +120,14 @@ class profile:
             raise TypeError(
                 f"topology must be a simdist Topology or a preset name, got {topology!r}"
             )
-        if algorithm != "auto":
+        nccl_names = ("nccl", *(f"nccl:{a}" for a in NCCL_ALGORITHMS))
+        if algorithm != "auto" and algorithm not in nccl_names:
             from simdist.collectives.algorithms import ALGORITHMS
 
             if algorithm not in ALGORITHMS["all_reduce"]:
                 raise ValueError(
-                    f"unknown all-reduce algorithm {algorithm!r}; use 'auto' or one of "
-                    f"{', '.join(ALGORITHMS['all_reduce'])}"
+                    f"unknown all-reduce algorithm {algorithm!r}; use 'auto', NCCL's model "
+                    f"({', '.join(nccl_names)}) or one of {', '.join(ALGORITHMS['all_reduce'])}"
                 )
         self.topology = topology
         self.algorithm = algorithm

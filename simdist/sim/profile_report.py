@@ -5,12 +5,16 @@ Each recorded step is replayed on per-device clocks (replica ``r`` on topology d
 * a compute record advances its replica's clock by the roofline time of its kernels
   (:func:`simdist.cost.roofline_time` on that device, at the recorded dtype);
 * a collective starts when every taking-part replica has reached it (the latest clock) and
-  ends :func:`simdist.cost.price_collective` seconds later on every one of them.
+  ends :func:`simdist.cost.pricing.price_call` seconds later on every one of them: NCCL's
+  model on GPU systems where it applies (as :func:`simdist.cost.price_step` prices its
+  buckets), else the alpha-beta schedule model.
 
-No compute/communication overlap is modelled (a gradient all-reduce starts after the whole
-backward pass, as simdist's optimizer runs it; for bucketed overlap see
-:func:`simdist.cost.price_step`). Step time is the latest clock; idle is step time minus the
-device's compute and communication. Steps follow each other on one timeline.
+No compute/communication overlap is modelled, and with TensorFlow's defaults there is none to
+model: ``MirroredStrategy``'s ``NcclAllReduce(num_packs=1)`` all-reduces the step's gradients
+as one pack, which needs every gradient, so it starts after the whole backward pass (for
+DDP/Horovod-style bucketed overlap see :func:`simdist.cost.price_step`). Step time is the
+latest clock; idle is step time minus the device's compute and communication. Steps follow
+each other on one timeline.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import dataclasses
 import os
 
 from simdist.cost.compute import roofline_time
-from simdist.cost.network import CollectiveCost, price_collective
+from simdist.cost.pricing import PricedCall, price_call
 from simdist.cost.trace import Timeline, TimelineEvent, to_chrome_trace, write_chrome_trace
 from simdist.sim.profile import CollectiveRecord, ComputeRecord
 from simdist.topology.model import Link
@@ -32,8 +36,8 @@ class PricedCollective:
     """A recorded collective, its price on the topology, and when it ran in its step."""
 
     record: CollectiveRecord
-    algorithm: str  # the algorithm priced (the selector's choice resolved)
-    cost: CollectiveCost | None  # None for a single replica (nothing moves)
+    algorithm: str  # the algorithm priced (the selector's or NCCL's choice resolved)
+    cost: PricedCall | None  # None for a single replica (nothing moves)
     start: float
 
     @property
@@ -103,7 +107,7 @@ class ProfileReport:
         return format_report(self)
 
 
-def _price(prof, record: CollectiveRecord, cache: dict) -> tuple[str, CollectiveCost | None]:
+def _price(prof, record: CollectiveRecord, cache: dict) -> tuple[str, PricedCall | None]:
     algorithm = record.algorithm or "auto"
     if prof.algorithm != "auto" and record.kind == "all_reduce":
         algorithm = prof.algorithm
@@ -111,13 +115,15 @@ def _price(prof, record: CollectiveRecord, cache: dict) -> tuple[str, Collective
         return ("none" if record.num_replicas <= 1 else algorithm), None
     key = (record.kind, algorithm, record.num_replicas, record.nbytes, record.itemsize)
     if key not in cache:
-        cache[key] = price_collective(
+        gathered = record.nbytes * record.num_replicas if record.kind == "all_gather" else None
+        cache[key] = price_call(
             record.kind,
             algorithm,
             record.num_replicas,
             record.nbytes,
             prof.topology,
-            itemsize=record.itemsize,
+            record.itemsize,
+            total_bytes=gathered,
         )
     cost = cache[key]
     return cost.algorithm, cost
@@ -222,8 +228,10 @@ def _size(nbytes: float) -> str:
     return f"{int(nbytes)} B"
 
 
-def _link(link: Link | None) -> str:
+def _link(link: Link | None, step=None) -> str:
     if link is None:
+        if step is not None and any(p.cost is not None for p in step.collectives):
+            return "not priced (NCCL's model has no per-link loads)"
         return "none (nothing moved)"
     return f"{link.src} -> {link.dst} ({link.kind or 'link'}, {link.bandwidth / 1e9:g} GB/s)"
 
@@ -258,7 +266,7 @@ def _step_lines(step: StepReport, names: tuple[str, ...]) -> list[str]:
             f"    {r.kind:<11} {r.dtype:<8} {_size(r.nbytes):>11} x {r.num_replicas} replicas "
             f"{how:<30} {_us(p.time)}"
         )
-    lines.append(f"  bottleneck link: {_link(step.bottleneck)}")
+    lines.append(f"  bottleneck link: {_link(step.bottleneck, step)}")
     return lines
 
 
@@ -268,7 +276,8 @@ def format_report(report: ProfileReport) -> str:
         f"simdist profile on {report.topology}: {len(report.steps)} step(s), "
         f"algorithm {report.algorithm}",
         "counted: Keras layer forward/backward kernels and the optimizer update (roofline), "
-        "cross-replica collectives (alpha-beta with contention);",
+        "cross-replica collectives (NCCL's model on GPU systems, else alpha-beta with "
+        "contention);",
         "not counted: ops outside Keras layers (losses, metrics), host-side reduce/gather, "
         "input copies. No compute/communication overlap modelled.",
     ]

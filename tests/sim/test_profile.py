@@ -9,7 +9,8 @@ import simdist as tf
 import simdist.sim as sim
 from simdist.core import profile_hook
 from simdist.core.tape import GradientTape
-from simdist.cost import layer_costs, optimizer_cost, price_collective, roofline_time
+from simdist.cost import layer_costs, optimizer_cost, roofline_time
+from simdist.cost.pricing import price_call
 from simdist.distribute.values import PerReplica
 from simdist.sim.profile import CollectiveRecord
 
@@ -79,12 +80,15 @@ def test_comm_time_is_the_price_of_the_recorded_all_reduces(profiled):
     n, model, _, report = profiled
     topology = sim.get_topology("dgx-h100")
     packed = 4 * sum(_gradient_sizes(model))  # one pack: one latency term, not one per gradient
-    expected = price_collective("all_reduce", "auto", n, packed, topology, itemsize=4).time
+    # a GPU preset: NCCL's model and choice, as price_step prices its buckets
+    call = price_call("all_reduce", "auto", n, packed, topology, 4)
+    assert call.model == "nccl"
     for step in report.steps:
-        assert step.comm_time == pytest.approx(expected, rel=1e-12)
+        assert step.comm_time == pytest.approx(call.time, rel=1e-12)
+        assert step.collectives[0].algorithm == call.algorithm
         assert step.step_time > 0
         assert step.step_time == pytest.approx(max(step.compute_time) + step.comm_time)
-        assert step.bottleneck is not None
+        assert step.bottleneck is None  # NCCL's model prices no links
 
 
 def test_compute_is_the_roofline_of_the_layer_model(profiled):
@@ -118,7 +122,7 @@ def test_report_text(profiled):
     assert text.startswith("simdist profile on dgx-h100: 2 step(s)")
     assert "No compute/communication overlap modelled." in text
     assert f"step 1 (MirroredStrategy, {n} replicas)" in text
-    assert "bottleneck link: node0/gpu" in text
+    assert "bottleneck link: not priced (NCCL's model has no per-link loads)" in text
 
 
 def test_no_profile_records_nothing():
@@ -208,3 +212,15 @@ def test_bad_arguments():
                 pass
     assert profile_hook.active() is None
     assert GradientTape.gradient.__name__ == "gradient"
+
+
+def test_schedule_model_off_gpu_systems_and_nccl_names_on_them():
+    strategy, model, step, x, y = _setup(4)
+    with sim.profile(topology="v3-8") as prof:  # a TPU torus: no GpuSystem, the schedule
+        strategy.run(step, args=(x, y))
+    (priced,) = prof.report().steps[0].collectives
+    assert priced.cost.model == "schedule" and prof.report().steps[0].bottleneck is not None
+    with sim.profile(topology="dgx-h100", algorithm="nccl:ring") as prof:
+        strategy.run(step, args=(x, y))
+    (priced,) = prof.report().steps[0].collectives
+    assert priced.cost.model == "nccl" and priced.algorithm.startswith("nccl:ring/")
