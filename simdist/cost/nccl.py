@@ -85,6 +85,7 @@ class _Tuning:
     system: GpuSystem
     graphs: dict
     bandwidth: dict  # (coll, algo, proto) -> algBw GB/s (0: disabled)
+    per_channel: dict  # (coll, algo, proto) -> (algBw before llMaxBw, llMaxBw cap) GB/s
     latency: dict  # (coll, algo, proto) -> us
     comm_channels: int
     nvls_channels: int
@@ -120,7 +121,7 @@ def _tune(system: GpuSystem) -> _Tuning:
     tree_ll128_max = C.PER_CH_MAX_TREE_LL128_BW[cci][col]
     nvls_tree_max = C.PER_CH_MAX_NVLS_TREE_BW[cci][col]
     ppn = n_ranks / nodes
-    bandwidth, latency = {}, {}
+    bandwidth, latency, per_channel = {}, {}, {}
     for coll in NCCL_COLLECTIVES:
         nsteps = _nsteps(coll, n_ranks)
         for algo in C.ALGORITHMS:
@@ -144,14 +145,15 @@ def _tune(system: GpuSystem) -> _Tuning:
                     inter = graph.bw_inter * (2 if nodes <= 2 and algo == "nvls_tree" else 1)
                     bw = min(intra, inter, nvls_tree_max if algo == "nvls_tree" else math.inf)
                 bus = graph.n_channels * bw
+                cap = math.inf  # llMaxBw caps the whole communicator, not each channel
                 if algo == "ring" and proto == "LL":
-                    bus = min(ll_max, bus * C.RING_LL_FACTOR)
+                    bus, cap = bus * C.RING_LL_FACTOR, ll_max
                 if algo == "ring" and proto == "LL128":
                     bus = min(bus * C.RING_LL128_FACTOR, graph.n_channels * ring_ll128_max)
                 if algo == "tree" and coll == "all_reduce":
                     bus = min(bus * C.TREE_ALLREDUCE_FACTOR, graph.n_channels * tree_max)
                 if algo == "tree" and proto == "LL":
-                    bus = min(bus * C.TREE_LL_FACTOR, ll_max)
+                    bus, cap = bus * C.TREE_LL_FACTOR, ll_max
                 if algo == "tree" and proto == "LL128":
                     factor = C.TREE_LL128_FACTOR[0 if nodes == 1 else 1]
                     bus = min(bus * factor, graph.n_channels * tree_ll128_max)
@@ -160,6 +162,7 @@ def _tune(system: GpuSystem) -> _Tuning:
                 if not (algo != "ring" and coll in ("all_gather", "reduce_scatter")):
                     ratio = n_ranks / nsteps if algo != "tree" else C.TREE_ALGBW_RATIO
                     bus *= ratio
+                    cap *= ratio
                 # enabling rules (tuning.cc:440-541)
                 if proto == "LL128" and not graph.ll128_allowed:
                     bus = 0.0
@@ -193,7 +196,8 @@ def _tune(system: GpuSystem) -> _Tuning:
                     lat = intra_lat + (inter_lat if nodes > 1 else 0.0)
                 else:  # nvls_tree
                     lat += intra_lat + 2 * _log2i(nodes) * inter_lat
-                bandwidth[coll, algo, proto] = bus
+                bandwidth[coll, algo, proto] = min(bus, cap)
+                per_channel[coll, algo, proto] = (bus, cap)
                 latency[coll, algo, proto] = lat
     ring, tree = graphs["ring"], graphs["tree"]
     channels = min(C.MAXCHANNELS, 2 * min(ring.n_channels, tree.n_channels))  # connect.cc:460
@@ -210,16 +214,23 @@ def _tune(system: GpuSystem) -> _Tuning:
         nvls_channels = C.NVLS_CHANNELS[90]
     pci_ring = ring.bw_intra * ring.n_channels <= C.PCI_BW  # tuning.cc:244-245
     simple_threads = C.SIMPLE_MAX_THREADS // 2 if pci_ring else C.SIMPLE_MAX_THREADS
-    return _Tuning(system, graphs, bandwidth, latency, channels, nvls_channels, simple_threads)
+    return _Tuning(
+        system, graphs, bandwidth, per_channel, latency, channels, nvls_channels, simple_threads
+    )
 
 
 def _algo_time(
-    tuning: _Tuning, coll: str, algo: str, proto: str, nbytes: int
+    tuning: _Tuning, coll: str, algo: str, proto: str, nbytes: int, fraction: float = 1.0
 ) -> tuple[float, float] | None:
-    """ncclTopoGetAlgoTime (tuning.cc:630-654): ``(latency us, GB/s)``, None when disabled."""
-    bw = tuning.bandwidth.get((coll, algo, proto), 0.0)
-    if bw <= 0:
+    """ncclTopoGetAlgoTime (tuning.cc:630-654): ``(latency us, GB/s)``, None when disabled.
+
+    ``fraction``: the share of the pair's channels the call runs on; the per-channel part of
+    the bandwidth scales with it, llMaxBw's cap on the communicator does not.
+    """
+    if tuning.bandwidth.get((coll, algo, proto), 0.0) <= 0:
         return None
+    linear, cap = tuning.per_channel[coll, algo, proto]
+    bw = min(linear * fraction, cap)
     lat = tuning.latency[coll, algo, proto]
     p = C.PROTOCOLS.index(proto)
     log_size = _log2i(nbytes >> 6)
@@ -322,8 +333,8 @@ def nccl_estimate(
         collective, algo, proto, nbytes, view.num_gpus, tuning.comm_channels,
         tuning.nvls_channels, tuning.simple_ring_threads,
     )  # fmt: skip
-    lat, bw = _algo_time(tuning, collective, algo, proto, nbytes)
-    executed = (lat + nbytes / (1000 * bw * used / launched)) * 1e-6
+    lat, bw = _algo_time(tuning, collective, algo, proto, nbytes, used / launched)
+    executed = (lat + nbytes / (1000 * bw)) * 1e-6
     return NcclEstimate(
         collective=collective,
         nbytes=nbytes,

@@ -17,8 +17,9 @@ for smaller messages, in two places (NCCL v2.30.7-1):
   so a small message fills only ``ceil(cells / cellsPerChannel)`` channels.
 
 NCCL's model makes bandwidth proportional to channels (``busBw = nChannels * bw``,
-``tuning.cc:325``), so a call on ``used`` of ``nc`` channels moves its bytes at
-``used / nc`` of the modelled bandwidth; its latency term is unchanged. This is what
+``tuning.cc:325``), so a call on ``used`` of ``nc`` channels moves its bytes at ``used / nc``
+of the per-channel bandwidth, under the same caps: LL's ``llMaxBw`` caps the whole
+communicator (``tuning.cc:327, 332``) and is not scaled; its latency term is unchanged. This is what
 :attr:`simdist.cost.nccl.NcclEstimate.time` prices; ``model_time`` keeps NCCL's own
 prediction, by which it chose. Not priced: fewer threads per channel (the ``nt`` halving
 of ``enqueue.cc:2098-2103``), which NCCL's bandwidth model has no term for.

@@ -56,3 +56,21 @@ def test_executed_time_is_the_model_time_when_every_channel_is_busy(preset):
     assert big.channels_used == big.channels_launched
     small = nccl_estimate("all_reduce", KiB, system)
     assert small.channels_used == 1 and small.time > small.model_time
+
+
+def test_fewer_channels_scale_the_per_channel_bandwidth_not_llmaxbw():
+    from simdist.cost.nccl import _tune
+
+    system = get_topology("dgx-a100").system
+    tuning = _tune(system)
+    linear, cap = tuning.per_channel["all_reduce", "ring", "LL"]
+    # 24 channels: llMaxBw (87.7 GB/s on one Ampere node) binds the communicator
+    assert cap == pytest.approx(87.7 * 8 / 14) and linear > cap
+    assert tuning.bandwidth["all_reduce", "ring", "LL"] == pytest.approx(cap)
+    est = nccl_estimate("all_reduce", 64 * KiB, system, protocol="LL", algorithm="ring")
+    assert (est.channels_used, est.channels_launched) == (2, 24)
+    # 2 channels of 10 GB/s each (half a 20 GB/s ring channel), LL at half: under the cap
+    executed_bw = linear * 2 / 24
+    assert executed_bw == pytest.approx(2 * 10 * 0.5 * 8 / 14) and executed_bw < cap
+    latency = tuning.latency["all_reduce", "ring", "LL"]
+    assert est.time == pytest.approx((latency + 64 * KiB / (1000 * executed_bw)) * 1e-6)
