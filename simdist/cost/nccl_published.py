@@ -135,9 +135,10 @@ PUBLISHED: tuple[PublishedRow, ...] = tuple(
         PublishedRow(
             "a100-cluster:2", None, "nccl:ring", 8 * GiB, 192.0, "not stated (2023-03-31)",
             "https://github.com/NVIDIA/nccl/issues/812 (NVIDIA maintainer: on DGX A100 with "
-            "8x 200 Gb/s IB we measure 192 GB/s all-reduce busbw; ring across nodes)",
-            "peak, large sizes",
-            "Ring",
+            "8x 200 Gb/s IB we measure 192 GB/s all-reduce busbw)",
+            "peak, large sizes; node count not stated, compared as 2 nodes with a ring",
+            "not stated (192 = 8 NICs x 24 GB/s, a ring's NIC bound, in a thread on ring vs "
+            "tree)",
         ),
     ]
 )  # fmt: skip

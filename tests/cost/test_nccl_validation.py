@@ -39,6 +39,6 @@ def test_band_results_are_the_documented_ones():
 
 def test_every_row_says_what_nccl_ran_or_that_the_source_does_not_say():
     for row in PUBLISHED:
-        assert row.ran == "not stated" or row.ran.split()[0] in ("Ring", "NVLS", "Tree")
-        if row.algorithm != "auto":
+        assert row.ran.startswith("not stated") or row.ran.split()[0] in ("Ring", "NVLS", "Tree")
+        if row.algorithm != "auto" and not row.ran.startswith("not stated"):
             assert row.ran.startswith(row.algorithm.partition(":")[2].capitalize())
