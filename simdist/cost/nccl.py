@@ -45,7 +45,8 @@ class NcclEstimate:
     Attributes:
         time: seconds, on the channels NCCL launches for this size
             (:mod:`simdist.cost.nccl_launch`): its latency plus the bytes at
-            ``channels_used / channels_launched`` of the modelled bandwidth.
+            ``channels_used / channels_launched`` of the per-channel bandwidth, under
+            LL's cap on the whole communicator (``llMaxBw``).
         model_time: seconds NCCL's tuning model predicts (every channel busy); NCCL
             chooses by this.
         algorithm, protocol: the chosen pair (``"ring"``, ``"Simple"``...).
