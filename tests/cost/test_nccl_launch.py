@@ -74,3 +74,14 @@ def test_fewer_channels_scale_the_per_channel_bandwidth_not_llmaxbw():
     assert executed_bw == pytest.approx(2 * 10 * 0.5 * 8 / 14) and executed_bw < cap
     latency = tuning.latency["all_reduce", "ring", "LL"]
     assert est.time == pytest.approx((latency + 64 * KiB / (1000 * executed_bw)) * 1e-6)
+
+
+@pytest.mark.parametrize("preset", ["dgx-a100", "dgx-h100", "hgx-h200", "gb200-nvl72"])
+def test_mid_sizes_launch_every_channel_so_time_is_nccls_model(preset):
+    # the docs' claim for the 1-64 MiB band: no channel reduction there, nothing to add
+    system = get_topology(preset).system
+    ranks = 4 if preset == "gb200-nvl72" else 8
+    for nbytes in (1 * MiB, 16 * MiB, 64 * MiB):
+        est = nccl_estimate("all_reduce", nbytes, system, num_ranks=ranks)
+        assert est.channels_used == est.channels_launched
+        assert est.time == pytest.approx(est.model_time)
