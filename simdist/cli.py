@@ -34,9 +34,11 @@ def _launch(args: argparse.Namespace) -> int:
 def step_models() -> dict:
     """The models ``simdist cost step --model`` knows by name (name -> builder)."""
     from simdist import demo
+    from simdist.sim.throughput_validation import resnet50
 
-    # the Fashion-MNIST CNN of TensorFlow's "Custom training with tf.distribute.Strategy"
-    return {"fashion-mnist-cnn": demo.create_model}
+    # the Fashion-MNIST CNN of TensorFlow's "Custom training with tf.distribute.Strategy";
+    # ResNet-50 v1.5 (224x224x3 input: give --input-shape 224,224,3)
+    return {"fashion-mnist-cnn": demo.create_model, "resnet50": resnet50}
 
 
 def build_parser() -> argparse.ArgumentParser:

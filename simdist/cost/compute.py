@@ -96,12 +96,14 @@ def layer_costs(
     dtype: str = "float32",
     unpriced: str = "raise",
 ) -> tuple[LayerCost, ...]:
-    """FLOPs and bytes of every layer of a ``Sequential`` (or a list of layers).
+    """FLOPs and bytes of every layer of a ``Sequential`` (or a list of layers, or every call
+    of a Functional model's graph, at the input shape the graph gives it).
 
-    The first layer with weights computes no input gradient (nothing needs it).
+    The first layer with weights computes no input gradient (nothing needs it); in a graph,
+    a call whose inputs depend on no weights computes none.
 
     Args:
-        layers: a model with ``.layers``, or a sequence of layers.
+        layers: a model with ``.layers``, a Functional model, or a sequence of layers.
         input_shape: one example's shape, without the batch axis (e.g. ``(28, 28, 1)``).
         batch: examples per step on one device.
         dtype: the compute dtype (sets bytes per element).
@@ -124,6 +126,17 @@ def layer_costs(
     if unpriced not in ("raise", "report"):
         raise ValueError(f"unpriced must be 'raise' or 'report', got {unpriced!r}")
     size = DTYPE_SIZES[dtype]
+    if getattr(layers, "_nodes", None) is not None:  # a Functional model: its graph's calls
+        graph_shape = tuple(layers._flat_inputs[0].shape.as_list()[1:])
+        given = tuple(int(d) for d in input_shape)
+        if len(graph_shape) != len(given) or any(
+            g is not None and g != d for g, d in zip(graph_shape, given, strict=True)
+        ):
+            raise ValueError(
+                f"model {getattr(layers, 'name', '')!r} takes one example of shape "
+                f"{graph_shape}, not {given}; give that input shape"
+            )
+        return _graph_costs(layers._nodes, batch, size, unpriced)
     layer_list = list(getattr(layers, "layers", layers))
     shape: tuple[int, ...] | None = tuple(int(d) for d in input_shape)
     costs = []
@@ -162,6 +175,50 @@ def layer_costs(
             )
         )  # fmt: skip
         shape = description.output_shape
+    return tuple(costs)
+
+
+def _graph_costs(nodes, batch: int, size: int, unpriced: str) -> tuple[LayerCost, ...]:
+    """Each call (graph node) of a Functional model, at the input shape the graph gives it.
+
+    A call needs its input gradient when one of its inputs depends on weights (for a chain:
+    every layer after the first with weights); a layer called twice owns its weights once.
+    """
+    costs = []
+    differentiable: set[int] = set()  # ids of symbolic tensors that depend on weights
+    owners: set[int] = set()  # layers whose weights are already counted
+    for node in nodes:
+        layer = node.layer
+        name = getattr(layer, "name", type(layer).__name__)
+        kind = type(layer).__name__
+        if kind == "InputLayer" or not node.inbound_tensors:
+            continue
+        dims = node.inbound_tensors[0].shape.as_list()[1:]
+        description = None
+        if all(d is not None for d in dims):
+            description = describe_compute(layer, tuple(int(d) for d in dims), batch, size)
+        if description is None:
+            if unpriced == "raise":
+                raise NotImplementedError(
+                    f"the cost model does not know layer {name!r} of type {kind}: it gives no "
+                    "compute description (see simdist.core.compute_description)"
+                )
+            reason = "describes no compute" if None not in dims else "input shape not known"
+            costs.append(LayerCost(name, kind, (), (), (), (), False, reason))
+            differentiable.update(id(t) for t in node.output_tensors)  # assume it may
+            continue
+        needs_input_grad = any(id(t) in differentiable for t in node.inbound_tensors)
+        params = description.params if id(layer) not in owners else ()
+        owners.add(id(layer))
+        if description.params or needs_input_grad:
+            differentiable.update(id(t) for t in node.output_tensors)
+        grads = description.input_grads if needs_input_grad else ()
+        costs.append(
+            LayerCost(
+                name, kind, description.output_shape, params, description.forward,
+                description.weight_grads + grads,
+            )
+        )  # fmt: skip
     return tuple(costs)
 
 

@@ -123,7 +123,8 @@ def price_step(
     """Predict one synchronous data-parallel training step.
 
     Args:
-        model: a Keras ``Sequential`` or a list of its layers.
+        model: a Keras ``Sequential``, a list of layers, or a Functional model (each call
+            of its graph priced at the input shape the graph gives it).
         input_shape: one example's shape, no batch axis (e.g. ``(28, 28, 1)``).
         global_batch: examples per step over all devices; ``num_devices`` must divide it.
         topology: the machine; devices ``0 .. num_devices-1`` run the step.

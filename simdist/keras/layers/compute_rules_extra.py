@@ -26,8 +26,16 @@ reads or writes crosses device memory once):
   kernels; backward doubles each GEMM (weight gradient and input/state gradient).
 * Rescaling / Normalization: one element-wise kernel (2 FLOPs per element each way).
 
-Merge layers (several inputs) and the lookup/hashing layers (host-side, strings) describe
-nothing: the cost report lists them as unpriced.
+* merge layers (Add, Subtract, Multiply, Maximum, Minimum, Average) of ``k`` inputs, as
+  the layer's graph node has them (a layer never called in a Functional graph describes
+  nothing): forward one kernel of ``k - 1`` FLOPs per output element reading the ``k``
+  inputs and writing the output (Average one more for the division). Backward: Add routes
+  the output gradient to every input unchanged (no kernel, as TensorFlow's gradient of a
+  sum); the others one kernel writing the ``k`` input gradients (one FLOP each), reading the
+  output gradient and, for Multiply/Maximum/Minimum, the ``k`` inputs.
+
+Concatenate and the lookup/hashing layers (host-side, strings) describe nothing: the cost
+report lists them as unpriced.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from simdist.keras.layers.global_pooling import (
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
 )
+from simdist.keras.layers.merging import Add, Average, Maximum, Minimum, Multiply, Subtract
 from simdist.keras.layers.normalization import BatchNormalization, LayerNormalization
 from simdist.keras.layers.preprocessing.numeric import Normalization, Rescaling
 from simdist.keras.layers.reshaping import (
@@ -251,3 +260,54 @@ def _rescaling(layer, shape, batch, size):
 @register_compute_rule(Normalization)
 def _normalize_features(layer, shape, batch, size):
     return _scale_shift(layer, shape, batch, size, "normalize")
+
+
+def _merge(layer, shape, batch, size, reads_inputs: bool, extra_flop: bool = False):
+    nodes = getattr(layer, "_inbound_nodes", None) or []
+    if not nodes:
+        return None  # how many inputs it merges is known only from its graph node
+    k = len(nodes[0].inbound_tensors)
+    if k < 2:
+        return None
+    elements = batch * math.prod(shape)
+    kind = type(layer).__name__.lower()
+    flops = float((k - 1 + (1 if extra_flop else 0)) * elements)
+    forward = (Kernel(kind, flops, float((k + 1) * elements * size)),)
+    if isinstance(layer, Add):
+        backward = ()
+    else:
+        reads = 1 + (k if reads_inputs else 0)
+        backward = (
+            Kernel(f"{kind}_grad", float(k * elements), float((reads + k) * elements * size)),
+        )
+    return ComputeDescription(tuple(shape), (), forward, (), backward)
+
+
+@register_compute_rule(Add)
+def _add(layer, shape, batch, size):
+    return _merge(layer, shape, batch, size, reads_inputs=False)
+
+
+@register_compute_rule(Subtract)
+def _subtract(layer, shape, batch, size):
+    return _merge(layer, shape, batch, size, reads_inputs=False)
+
+
+@register_compute_rule(Average)
+def _average(layer, shape, batch, size):
+    return _merge(layer, shape, batch, size, reads_inputs=False, extra_flop=True)
+
+
+@register_compute_rule(Multiply)
+def _multiply(layer, shape, batch, size):
+    return _merge(layer, shape, batch, size, reads_inputs=True)
+
+
+@register_compute_rule(Maximum)
+def _maximum(layer, shape, batch, size):
+    return _merge(layer, shape, batch, size, reads_inputs=True)
+
+
+@register_compute_rule(Minimum)
+def _minimum(layer, shape, batch, size):
+    return _merge(layer, shape, batch, size, reads_inputs=True)
