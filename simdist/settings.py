@@ -112,6 +112,13 @@ class Settings:
         "Force a collective algorithm: one name (`ring`), or `collective=name` pairs "
         "(`all_reduce=tree,all_gather=ring`); empty: chosen by message size and topology.",
     )
+    force_all_reduce: str = _setting(
+        "SIMDIST_FORCE_ALL_REDUCE", "", _text,
+        "Run every cross-replica all-reduce of every strategy with this algorithm (`ring`, "
+        "`double_binary_tree`, `recursive_doubling`, `hierarchical`, ...) or `exact` (the "
+        "correctly rounded exact sum), whatever the cross-device op would choose; empty: "
+        "each op's own choice. `simdist sensitivity` sets it (docs/reduction-sensitivity.md).",
+    )
     replica_timeout: float = _setting(
         "SIMDIST_REPLICA_TIMEOUT", 600.0, _seconds,
         "Seconds a replica may run without reaching a collective before "

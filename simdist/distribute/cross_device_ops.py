@@ -12,6 +12,10 @@ additions (documented there) decides the rounding, bit-identically on every run:
 * ``ReductionToOneDevice``: ``reduce_broadcast``, the replicas' arrays added one by one in
   replica order on one device, then copied back.
 
+``SIMDIST_FORCE_ALL_REDUCE`` (:mod:`simdist.collectives.forced`) overrides all three: every
+reduction then runs the forced algorithm (``hierarchical`` with all replicas on one host,
+which is the ring's order), or ``exact``, the correctly rounded exact sum.
+
 MEAN is the SUM divided by the replica count (TF's true division for integers: float64).
 
 A batch of reductions (a step's gradients, ``batch_reduce_to``) goes as TF sends it:
@@ -28,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import collectives, errors
+from simdist.collectives.forced import EXACT, forced_all_reduce
 from simdist.core import profile_hook
 from simdist.distribute.reduce_util import ReduceOp
 
@@ -75,7 +80,11 @@ def reduce_arrays(
         InvalidArgumentError: the arrays' shapes or dtypes differ, or they are bool.
     """
     _check_same(arrays)
+    algorithm = forced_all_reduce() or algorithm  # SIMDIST_FORCE_ALL_REDUCE wins
     profile_hook.record_collective("all_reduce", arrays, algorithm)
+    if algorithm == EXACT:
+        total = collectives.reduce_arrays("sum", list(arrays), "ring", reproducible=True)
+        return _mean(total, len(arrays)) if reduce_op is ReduceOp.MEAN else total
     kwargs = {"ranks_per_node": len(arrays)} if algorithm == "hierarchical" else {}
     total = collectives.reduce_arrays("sum", list(arrays), algorithm=algorithm, **kwargs)
     return _mean(total, len(arrays)) if reduce_op is ReduceOp.MEAN else total

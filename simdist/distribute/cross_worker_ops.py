@@ -13,14 +13,18 @@ worker-major order; ``NCCL`` and ``AUTO``: ``hierarchical`` (reduce-scatter with
 worker, all-reduce across workers, all-gather within) when workers have several devices;
 otherwise ``NCCL`` is a ring and ``AUTO`` the size-based selector of
 :func:`simdist.collectives.select_algorithm`.
+``SIMDIST_FORCE_ALL_REDUCE`` (:mod:`simdist.collectives.forced`) overrides them all;
+forced ``exact`` gathers every rank's array on every worker and sums them exactly.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from simdist import collectives
 from simdist.collectives.algorithms import build_plan
 from simdist.collectives.api import make_spec
+from simdist.collectives.forced import EXACT, forced_all_reduce
 from simdist.core import profile_hook
 from simdist.distribute.collective_util import CommunicationImplementation
 from simdist.distribute.cross_device_ops import CrossDeviceOps, _check_same, _mean
@@ -76,6 +80,9 @@ class CollectiveAllReduce(CrossDeviceOps):
     def algorithm(self, nbytes: int) -> tuple[str | None, dict]:
         """The all-reduce algorithm (and its arguments) for a message of ``nbytes``."""
         workers, local = self._transport.num_workers, self._num_local
+        forced = forced_all_reduce()  # SIMDIST_FORCE_ALL_REDUCE wins
+        if forced is not None:
+            return forced, ({"ranks_per_node": local} if forced == "hierarchical" else {})
         impl = self._implementation
         if impl is CommunicationImplementation.RING:
             return "ring", {}
@@ -92,6 +99,10 @@ class CollectiveAllReduce(CrossDeviceOps):
         if first.size == 0:
             return first.copy()
         algorithm, kwargs = self.algorithm(first.nbytes)
+        if algorithm == EXACT and op == "sum":
+            return self._exact_sum(flats)
+        if algorithm == EXACT:  # max / min: the same in every order
+            algorithm, kwargs = "ring", {}
         key = (algorithm, self.num_ranks, first.size, first.dtype.itemsize)
         plan = self._plans.get(key)
         if plan is None:
@@ -104,6 +115,16 @@ class CollectiveAllReduce(CrossDeviceOps):
         ranks = range(offset, offset + self._num_local)
         ufunc = {"sum": np.add, "max": np.maximum, "min": np.minimum}[op]
         return self._transport.run_plan(plan, ranks, flats, ufunc, timeout=self._timeout)[0]
+
+    def _exact_sum(self, flats: list[np.ndarray]) -> np.ndarray:
+        """The correctly rounded exact sum over every rank: each worker gathers every rank's
+        array (global rank order) and sums them exactly, so every worker gets the same bits."""
+        profile_hook.record_collective("all_reduce", flats, EXACT)
+        gathered = self._transport.all_gather_object(
+            [np.asarray(f) for f in flats], label="exact all-reduce", timeout=self._timeout
+        )
+        every_rank = [flat for worker in gathered for flat in worker]
+        return collectives.reduce_arrays("sum", every_rank, "ring", reproducible=True)
 
     def reduce_arrays(self, reduce_op, arrays: list[np.ndarray]) -> np.ndarray:
         """SUM or MEAN over every worker's replicas of same-shape arrays.

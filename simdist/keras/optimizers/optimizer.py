@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from simdist.core import dtypes, profile_hook, trackable
+from simdist.core import dtypes, profile_hook, replay_hook, trackable
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
@@ -372,6 +372,7 @@ class Optimizer(trackable.Trackable):
         pairs_to_apply = list(zip(grads, variables, strict=True))
         self._distributed_apply(pairs_to_apply, strategy, per_copy=not aggregate)
         profile_hook.optimizer_updated(self, pairs)
+        replay_hook.optimizer_updated(strategy, variables)
         return self._iterations
 
     def _clip_gradients(self, grads: list) -> list[np.ndarray]:
