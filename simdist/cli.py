@@ -91,6 +91,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check_cluster.add_arguments(check)
     check.set_defaults(handler=check_cluster.run)
+    # simdist sensitivity: reduction-order sensitivity (issue 20 item 2)
+    from simdist.sim import sensitivity_cli
+
+    sensitivity = sub.add_parser(
+        "sensitivity",
+        help="replay a training script under each all-reduce algorithm and compare the numbers",
+    )
+    sensitivity_cli.add_arguments(sensitivity)
+    sensitivity.set_defaults(handler=sensitivity_cli.run)
     from simdist.cost.cli import add_parser as add_cost_parser
 
     add_cost_parser(sub, models=step_models())

@@ -24,6 +24,8 @@ from simdist.sim.launch import launch as launch
 from simdist.sim.launch import launch_script as launch_script
 from simdist.sim.profile import profile as profile
 from simdist.sim.profile_report import ProfileReport as ProfileReport
+from simdist.sim.sensitivity import SensitivityReport as SensitivityReport
+from simdist.sim.sensitivity import reduction_sensitivity as reduction_sensitivity
 from simdist.sim.synthetic_digits import load_synthetic_digits as load_synthetic_digits
 from simdist.topology import get_topology as get_topology
 from simdist.topology import list_topologies as list_topologies
