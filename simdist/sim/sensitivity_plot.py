@@ -49,16 +49,18 @@ def plot_losses(report, path: str | os.PathLike) -> str:
     if all(v is None for v in reference.losses):
         raise ValueError("the training steps returned no loss, so there is no curve to plot")
     figure, (curves, gaps) = plt.subplots(1, 2, figsize=(12, 4.5))
-    for run in report.replays:
+    styles = ("-", "--", ":", "-.")  # identical curves stay visible under each other
+    for index, run in enumerate(report.replays):
+        style = styles[index % len(styles)]
         steps = [k for k, v in enumerate(run.losses, start=1) if v is not None]
         losses = [run.losses[k - 1] for k in steps]
-        curves.plot(steps, losses, marker=".", label=run.algorithm)
+        curves.plot(steps, losses, style, marker=".", label=run.algorithm)
         gap = [
             run.losses[k - 1] - reference.losses[k - 1]
             for k in steps
             if reference.losses[k - 1] is not None
         ]
-        gaps.plot(steps[: len(gap)], gap, marker=".", label=run.algorithm)
+        gaps.plot(steps[: len(gap)], gap, style, marker=".", label=run.algorithm)
     first = report.replays[0]
     curves.set_title(f"loss per step ({first.num_replicas} replicas, {first.strategy})")
     curves.set_xlabel("training step")

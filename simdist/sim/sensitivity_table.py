@@ -97,9 +97,13 @@ def format_report(report) -> str:
 def _verdict(report) -> str:
     worst = max(report.variables, key=lambda v: v.spread.max_abs, default=None)
     if report.diverged:
+        first = min(c.diverged_at for c in report.checks if c.diverged_at is not None)
         return (
-            f"Verdict: the loss curve of {', '.join(report.diverged)} left the tolerance within "
-            f"{report.steps} steps: this training is sensitive to the all-reduce order."
+            f"Verdict: the loss curve of {', '.join(report.diverged)} left the tolerance "
+            f"(first at step {first} of {report.steps}): rounding differences of the order of "
+            "additions have grown into a different trajectory. Compare such runs "
+            "statistically or with a looser tolerance; for bit-for-bit comparisons across "
+            "replica counts and topologies use the exact sum."
         )
     if worst is None or worst.spread.differing == 0:
         return (
