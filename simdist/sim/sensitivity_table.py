@@ -87,8 +87,8 @@ def format_report(report) -> str:
     lines.append("")
     for group in report.identical:
         lines.append(
-            f"Bit-identical runs: {' = '.join(group)} (the same order of additions here; "
-            "see docs/reduction-sensitivity.md)"
+            f"Bit-identical runs: {' = '.join(group)} (the same order of additions for this "
+            "replica count, or values every order adds exactly; docs/reduction-sensitivity.md)"
         )
     lines.append(_verdict(report))
     return "\n".join(lines)
