@@ -145,8 +145,9 @@ def _loss_check(run: Replay, ref: Replay, rtol: float, atol: float) -> LossCheck
         if mine is None or theirs is None:
             continue
         gap = abs(mine - theirs)
-        if not np.isfinite(gap):
-            gap = 0.0 if mine == theirs else float("inf")
+        if not np.isfinite(gap):  # inf or NaN in a loss: equal blow-ups do not diverge
+            same = mine == theirs or (np.isnan(mine) and np.isnan(theirs))
+            gap = 0.0 if same else float("inf")
         max_abs = max(max_abs, gap)
         if theirs != 0:
             max_rel = max(max_rel, gap / abs(theirs))

@@ -96,3 +96,26 @@ def test_an_unknown_forced_algorithm_lists_the_choices():
             forced_all_reduce()
     for name in FORCEABLE:
         assert name in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["recursive_doubling", "ring", "exact"])
+def test_a_multi_worker_strategy_runs_the_forced_algorithm_over_every_rank(name):
+    import simdist as tf
+    from simdist.sim import launch
+
+    arrays = adversarial(np.random.default_rng(7), 4, 16)
+
+    def worker():
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+        def replica():
+            ctx = tf.distribute.get_replica_context()
+            value = tf.constant(arrays[int(ctx.replica_id_in_sync_group)])
+            return ctx.all_reduce("sum", value)
+
+        return np.asarray(strategy.run(replica).values[0]._value)
+
+    with simdist_settings.override(force_all_reduce=name):
+        results = launch(worker, workers=2, devices_per_worker=2)
+    for result in results:  # 2 workers x 2 replicas: ranks 0..3 in worker order
+        np.testing.assert_array_equal(result, run(name, arrays))
