@@ -4,29 +4,53 @@ This module is the TF-shaped face: it only re-exports. The implementation lives 
 ``simdist.core`` (tensors, ops, autodiff), ``simdist.keras``, ``simdist.data``,
 ``simdist.distribute`` and ``simdist.checkpoint``; simdist's own additions (topologies,
 collectives, costs, profiles) gather under ``simdist.sim``.
+
+The core's ops and types are imported at once; the subpackages (``tf.keras``,
+``tf.distribute``, ``tf.data``...) on first use (PEP 562), as TensorFlow loads its own
+lazily: an MPI rank, a CLI call or a test's subprocess that never touches Keras does not
+pay for importing it.
 """
 
-from simdist import compat as compat
-from simdist import config as config
-from simdist import data as data
-from simdist import distribute as distribute
+import importlib as _importlib
+
 from simdist import errors as errors
-from simdist import io as io
-from simdist import keras as keras
-from simdist import linalg as linalg
-from simdist import math as math
-from simdist import nn as nn
-from simdist import random as random
-from simdist import sim as sim
-from simdist import summary as summary
-from simdist import tpu as tpu
-from simdist import train as train
 from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
 from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
 from simdist.core.ops.nn_ops import sigmoid as sigmoid
 from simdist.core.ops.nn_ops import tanh as tanh
-from simdist.keras import losses as losses
-from simdist.keras import metrics as metrics
-from simdist.keras import optimizers as optimizers
 from simdist.version import __version__ as __version__
+
+# name -> the module it is (imported on first access; then an ordinary attribute)
+_LAZY = {
+    "compat": "simdist.compat",
+    "config": "simdist.config",
+    "data": "simdist.data",
+    "distribute": "simdist.distribute",
+    "io": "simdist.io",
+    "keras": "simdist.keras",
+    "linalg": "simdist.linalg",
+    "math": "simdist.math",
+    "nn": "simdist.nn",
+    "random": "simdist.random",
+    "sim": "simdist.sim",
+    "summary": "simdist.summary",
+    "tpu": "simdist.tpu",
+    "train": "simdist.train",
+    "losses": "simdist.keras.losses",
+    "metrics": "simdist.keras.metrics",
+    "optimizers": "simdist.keras.optimizers",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'simdist' has no attribute {name!r}")
+    module = _importlib.import_module(target)
+    globals()[name] = module
+    return module
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
