@@ -38,7 +38,14 @@ from typing import Any
 import numpy as np
 
 from simdist import errors
-from simdist.backends import exit_guard, mpi_guard, peer_errors, plan_program, process_env
+from simdist.backends import (
+    exit_guard,
+    mpi_guard,
+    mpi_sentinel,
+    peer_errors,
+    plan_program,
+    process_env,
+)
 from simdist.backends.base import Transport
 from simdist.backends.mpi_job import (  # the job-level helpers, re-exported here
     INSTALL_HINT,
@@ -86,6 +93,8 @@ class MPITransport(Transport):
         check_world_size(os.environ, MPI.COMM_WORLD.Get_size(), library)
         self._MPI = MPI
         self._parent = MPI.COMM_WORLD if comm is None else comm
+        world = MPI.COMM_WORLD
+        mpi_sentinel.start(world.Get_rank(), world.Get_size())
         self._comm = self._parent.Dup()
         self._ctrl = self._parent.Dup()
         self._rank = self._comm.Get_rank()
@@ -130,6 +139,7 @@ class MPITransport(Transport):
         self._calls += 1
         waiting_in = f"cross-worker call {call + 1} ({label or 'exchange'})"
         self._history.append(label or "exchange")
+        mpi_sentinel.call(self._calls, label or "exchange")
         gathered = self._gather(("call", call, label, obj), waiting_in, timeout)
         for peer, message in enumerate(gathered):
             if peer == self._rank:
@@ -185,6 +195,7 @@ class MPITransport(Transport):
 
     def abort(self, message: str) -> None:
         sys.stderr.write(f"simdist: worker {self._rank} of {self._size} aborts: {message}\n")
+        mpi_sentinel.report("abort")
         _flush_before_abort()
         self._parent.Abort(1)
 
@@ -194,6 +205,7 @@ class MPITransport(Transport):
             f"simdist: worker {self._rank} of {self._size} failed with {kind}: {message}\n"
             f"simdist: aborting the MPI job (all {self._size} workers)\n"
         )
+        mpi_sentinel.report("abort")
         _flush_before_abort()
         self._parent.Abort(1)
 
@@ -223,6 +235,7 @@ class MPITransport(Transport):
             # a call it makes later meets this goodbye. MPI_Finalize waits for it.
             self._comm = None
             mpi_guard.report("goodbye")
+            mpi_sentinel.report("goodbye")
             return
         for peer, message in enumerate(gathered):
             if peer == self._rank or message[0] == "bye":
@@ -238,11 +251,13 @@ class MPITransport(Transport):
             raise self._fail(error)
         self._comm = None  # MPI_Finalize frees the communicators
         mpi_guard.report("goodbye")
+        mpi_sentinel.report("goodbye")
 
     def close(self) -> None:
         if self._comm is not None and self._comm != self._MPI.COMM_NULL:
             self._comm.Free()
             self._ctrl.Free()
+            mpi_sentinel.report("goodbye")  # closed on purpose: its peers were told by the app
         self._comm = None
 
     # --- the data plane ------------------------------------------------------------------
@@ -273,6 +288,7 @@ class MPITransport(Transport):
         waiting_in = f"{plan.algorithm} {plan.collective}"
         self._calls += 1
         self._history.append(waiting_in)
+        mpi_sentinel.call(self._calls, waiting_in)
         if self._native and self._native_applies(plan, ufunc, arrays, counts):
             return self._native_all_reduce(arrays, ufunc, waiting_in, timeout)
         MPI, comm = self._MPI, self._comm

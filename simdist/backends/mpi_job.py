@@ -20,6 +20,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from simdist.backends import mpi_sentinel
+
 __all__ = ["INSTALL_HINT", "check_world_size", "import_mpi", "run_worker_main"]
 
 INSTALL_HINT = (
@@ -123,5 +125,6 @@ def _abort_job(exc: BaseException) -> None:
         f"simdist: worker {rank} of {size} raised {type(exc).__name__}: {exc}\n{detail}"
         f"simdist: aborting the MPI job (all {size} workers)\n"
     )
+    mpi_sentinel.report("abort")  # the job aborts for this reason: the sentinel keeps quiet
     _flush_before_abort()
     world.Abort(1)
