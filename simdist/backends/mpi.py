@@ -22,9 +22,10 @@ communicator, the data plane's requests) polls with the deadline
 peers' processes on this host; a late worker raises ``DeadlineExceededError``, a vanished one
 ``WorkerFailedError``, a worker that left its program ``CollectiveMismatchError``, each naming
 the worker. A rank whose exception is not caught aborts the job (``MPI_Abort``) instead of
-hanging in ``MPI_Finalize``, and at exit the ranks say goodbye
+hanging in ``MPI_Finalize``, at exit the ranks say goodbye
 (:mod:`simdist.backends.exit_guard`; :mod:`simdist.backends.mpi_job` for
-``run_worker_main``).
+``run_worker_main``), and a rank that ends without either (``os._exit``, a signal) is named
+by its sentinel, which aborts the job (:mod:`simdist.backends.mpi_sentinel`).
 """
 
 from __future__ import annotations

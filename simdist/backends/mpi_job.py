@@ -7,8 +7,8 @@ multi-worker strategy has made the transport, an uncaught exception aborts the j
 :mod:`simdist.backends.exit_guard`). Wrap the script's body in :func:`run_worker_main`, or
 start it as ``mpiexec -n 2 python -m mpi4py script.py``: either way an exception on one rank
 aborts the whole job at once. ``MPIEXEC_TIMEOUT=<seconds>`` bounds a job that deadlocks for
-any other reason; ``python -m simdist.backends.mpi_guard`` fails a job one of whose ranks
-exits 0 mid-job (:mod:`simdist.backends.mpi_guard`).
+any other reason. A rank that ends mid-job without raising (``os._exit(0)``, a signal) is
+named and fails the job through its sentinel (:mod:`simdist.backends.mpi_sentinel`).
 """
 
 from __future__ import annotations
