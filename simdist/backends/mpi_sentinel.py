@@ -13,12 +13,14 @@ So the MPI transport starts, at its creation, one *sentinel* per rank
 group, importing only the standard library). The sentinel holds a copy of the rank's PMI
 socket (``PMI_FD``): while it lives, the socket does not close when the rank dies, so the
 proxy's kill-and-report-0 path does not run. The rank tells its sentinel, on a pipe, when a
-transport is created (``join``), each cross-worker call (``call N label``), its goodbye at
-the end of the program (``goodbye``, :mod:`simdist.backends.exit_guard`), and that it is
-aborting the job itself (``abort``). When the rank's process ends with a transport open and
-neither goodbye nor abort said, the sentinel prints ``WorkerFailedError`` naming the worker,
-its pid and host, and its last calls, and sends the PMI ``abort`` command on the rank's
-socket: the launcher ends every rank and exits with status 1, as after ``MPI_Abort``.
+transport is created (``join``), its goodbye at the end of the program (``goodbye``,
+:mod:`simdist.backends.exit_guard`), and that it is aborting the job itself (``abort``); it
+records each cross-worker call in a small shared ring (a ``memfd``: a memory write per call,
+no system call, which the sentinel reads only once the rank has ended). When the rank's
+process ends with a transport open and neither goodbye nor abort said, the sentinel prints
+``WorkerFailedError`` naming the worker, its pid and host, and its last calls, and sends the
+PMI ``abort`` command on the rank's socket: the launcher ends every rank and exits with
+status 1, as after ``MPI_Abort``.
 
 A rank's own ``MPI_Finalize`` deregisters the socket, so a sentinel changes nothing in a
 job that ends well. Without ``PMI_FD`` (Open MPI, a singleton run) there is no sentinel. A
@@ -27,22 +29,31 @@ rank started under :mod:`simdist.backends.mpi_guard` has its guard instead.
 
 from __future__ import annotations
 
+import mmap
 import os
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 from simdist.backends import process_env
 
-__all__ = ["start", "report", "call", "PROGRAM"]
+__all__ = ["start", "report", "call", "new_ring", "record", "PROGRAM"]
 
 PROGRAM = Path(__file__).with_name("mpi_sentinel_main.py")
 _PMI_FD_VAR = "PMI_FD"  # MPICH/Hydra hands its PMI socket over as a descriptor
 
+# The ring of the last cross-worker calls: the number of calls so far (8 bytes, little
+# endian), then SLOTS labels of SLOT bytes each (UTF-8, NUL-padded); call n is in slot
+# (n - 1) % SLOTS. mpi_sentinel_main reads the same layout.
+SLOTS, SLOT = 8, 120
+RING_BYTES = 8 + SLOTS * SLOT
+
 _lock = threading.Lock()
 _pipe: int | None = None  # the write end, once this process has a sentinel
+_ring: mmap.mmap | None = None
 _child: subprocess.Popen | None = None  # kept so it is never collected while it runs
 
 
@@ -62,29 +73,32 @@ def start(rank: int, size: int) -> bool:
     Returns whether a sentinel watches this rank. None is started for a one-rank world,
     without MPICH's ``PMI_FD``, or under :mod:`simdist.backends.mpi_guard`.
     """
-    global _pipe, _child
+    global _pipe, _ring, _child
     with _lock:
         if _pipe is None:
             pmi = _pmi_socket()
             if size < 2 or pmi is None or process_env.mpi_guard_fd() is not None:
                 return False
             read_end, write_end = os.pipe()
+            ring_fd, ring = new_ring()
             try:
                 _child = subprocess.Popen(
                     [sys.executable, "-I", "-S", str(PROGRAM), str(read_end), str(pmi)]
-                    + [str(rank), str(size), str(os.getpid())],
-                    pass_fds=(read_end, pmi),
+                    + [str(ring_fd), str(rank), str(size), str(os.getpid())],
+                    pass_fds=(read_end, pmi, ring_fd),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                 )
             except OSError as exc:
                 os.close(write_end)
+                ring.close()
                 sys.stderr.write(f"simdist: worker {rank}: no sentinel ({exc})\n")
                 return False
             finally:
                 os.close(read_end)
+                os.close(ring_fd)
             os.set_blocking(write_end, False)  # a report never blocks the rank
-            _pipe = write_end
+            _pipe, _ring = write_end, ring
     report("join")
     return True
 
@@ -100,6 +114,26 @@ def report(line: str) -> None:
 
 
 def call(count: int, label: str) -> None:
-    """Tell the sentinel that cross-worker call number ``count`` (``label``) began."""
-    if _pipe is not None:
-        report(f"call {count} {' '.join(label.split())}")
+    """Record that cross-worker call number ``count`` (from 1; ``label``) began."""
+    if _ring is not None:
+        record(_ring, count, label)
+
+
+def new_ring() -> tuple[int, mmap.mmap]:
+    """A shared ring of the last calls: its descriptor (for the sentinel) and its map."""
+    fd = os.memfd_create("simdist-calls") if hasattr(os, "memfd_create") else _temp_file()
+    os.ftruncate(fd, RING_BYTES)
+    return fd, mmap.mmap(fd, RING_BYTES)
+
+
+def _temp_file() -> int:
+    fd, path = tempfile.mkstemp(prefix="simdist-calls-")
+    os.unlink(path)
+    return fd
+
+
+def record(ring: mmap.mmap, count: int, label: str) -> None:
+    """Write call ``count`` (``label``) into ``ring``: the label first, then the count."""
+    start = 8 + (count - 1) % SLOTS * SLOT
+    ring[start : start + SLOT] = label.encode(errors="replace")[:SLOT].ljust(SLOT, b"\0")
+    ring[0:8] = count.to_bytes(8, "little")
