@@ -94,8 +94,6 @@ class MPITransport(Transport):
         check_world_size(os.environ, MPI.COMM_WORLD.Get_size(), library)
         self._MPI = MPI
         self._parent = MPI.COMM_WORLD if comm is None else comm
-        world = MPI.COMM_WORLD
-        mpi_sentinel.start(world.Get_rank(), world.Get_size())
         self._comm = self._parent.Dup()
         self._ctrl = self._parent.Dup()
         self._rank = self._comm.Get_rank()
@@ -117,6 +115,7 @@ class MPITransport(Transport):
         self._history: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self._failure: BaseException | None = None
         self._watch = MPIWatch(MPI, self._ctrl, self._timeout)
+        mpi_sentinel.start(self._rank, self._size)  # from here on, a goodbye is due
         exit_guard.install(self)
         mpi_guard.report("joined")
 
