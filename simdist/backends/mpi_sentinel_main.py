@@ -4,12 +4,11 @@ Run by path with the standard library only (``python -I -S mpi_sentinel_main.py 
 PMI_FD RING_FD RANK SIZE PID``), as a child of the rank it watches: it starts in a few
 milliseconds and imports neither simdist nor NumPy. It holds a copy of the rank's PMI
 socket, so MPICH's process manager does not see the socket close when the rank dies; reads
-the rank's reports (``join``, ``goodbye``, ``abort``) from the pipe and, at the end, its last
-cross-worker calls from the shared ring (layout: :mod:`simdist.backends.mpi_sentinel`); and
-when the rank's
-process ends (the pipe's end, or its pidfd) while a transport of it is open, prints which
-worker ended and after which calls, then asks the process manager to abort the job with
-exit status 1 (a PMI-1 ``abort`` command on the rank's PMI socket).
+the rank's reports (``join``, ``goodbye``, ``abort``) from the pipe and, at the end, its
+last cross-worker calls from the shared ring (layout: :mod:`simdist.backends.mpi_sentinel`);
+and when the rank's process ends (the pipe's end, or its pidfd) while a transport of it is
+open, prints which worker ended and after which calls, then asks the process manager to
+abort the job with exit status 1 (a PMI-1 ``abort`` command on the rank's PMI socket).
 """
 
 import os
