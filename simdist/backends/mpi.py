@@ -22,9 +22,10 @@ communicator, the data plane's requests) polls with the deadline
 peers' processes on this host; a late worker raises ``DeadlineExceededError``, a vanished one
 ``WorkerFailedError``, a worker that left its program ``CollectiveMismatchError``, each naming
 the worker. A rank whose exception is not caught aborts the job (``MPI_Abort``) instead of
-hanging in ``MPI_Finalize``, and at exit the ranks say goodbye
+hanging in ``MPI_Finalize``, at exit the ranks say goodbye
 (:mod:`simdist.backends.exit_guard`; :mod:`simdist.backends.mpi_job` for
-``run_worker_main``).
+``run_worker_main``), and a rank that ends without either (``os._exit``, a signal) is named
+by its sentinel, which aborts the job (:mod:`simdist.backends.mpi_sentinel`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,14 @@ from typing import Any
 import numpy as np
 
 from simdist import errors
-from simdist.backends import exit_guard, mpi_guard, peer_errors, plan_program, process_env
+from simdist.backends import (
+    exit_guard,
+    mpi_guard,
+    mpi_sentinel,
+    peer_errors,
+    plan_program,
+    process_env,
+)
 from simdist.backends.base import Transport
 from simdist.backends.mpi_job import (  # the job-level helpers, re-exported here
     INSTALL_HINT,
@@ -107,6 +115,7 @@ class MPITransport(Transport):
         self._history: collections.deque[str] = collections.deque(maxlen=_HISTORY)
         self._failure: BaseException | None = None
         self._watch = MPIWatch(MPI, self._ctrl, self._timeout)
+        mpi_sentinel.start(self._rank, self._size)  # from here on, a goodbye is due
         exit_guard.install(self)
         mpi_guard.report("joined")
 
@@ -130,6 +139,7 @@ class MPITransport(Transport):
         self._calls += 1
         waiting_in = f"cross-worker call {call + 1} ({label or 'exchange'})"
         self._history.append(label or "exchange")
+        mpi_sentinel.call(self._calls, label or "exchange")
         gathered = self._gather(("call", call, label, obj), waiting_in, timeout)
         for peer, message in enumerate(gathered):
             if peer == self._rank:
@@ -185,6 +195,7 @@ class MPITransport(Transport):
 
     def abort(self, message: str) -> None:
         sys.stderr.write(f"simdist: worker {self._rank} of {self._size} aborts: {message}\n")
+        mpi_sentinel.report("abort")
         _flush_before_abort()
         self._parent.Abort(1)
 
@@ -194,6 +205,7 @@ class MPITransport(Transport):
             f"simdist: worker {self._rank} of {self._size} failed with {kind}: {message}\n"
             f"simdist: aborting the MPI job (all {self._size} workers)\n"
         )
+        mpi_sentinel.report("abort")
         _flush_before_abort()
         self._parent.Abort(1)
 
@@ -223,6 +235,7 @@ class MPITransport(Transport):
             # a call it makes later meets this goodbye. MPI_Finalize waits for it.
             self._comm = None
             mpi_guard.report("goodbye")
+            mpi_sentinel.report("goodbye")
             return
         for peer, message in enumerate(gathered):
             if peer == self._rank or message[0] == "bye":
@@ -238,11 +251,13 @@ class MPITransport(Transport):
             raise self._fail(error)
         self._comm = None  # MPI_Finalize frees the communicators
         mpi_guard.report("goodbye")
+        mpi_sentinel.report("goodbye")
 
     def close(self) -> None:
         if self._comm is not None and self._comm != self._MPI.COMM_NULL:
             self._comm.Free()
             self._ctrl.Free()
+            mpi_sentinel.report("goodbye")  # closed on purpose: its peers were told by the app
         self._comm = None
 
     # --- the data plane ------------------------------------------------------------------
@@ -273,6 +288,7 @@ class MPITransport(Transport):
         waiting_in = f"{plan.algorithm} {plan.collective}"
         self._calls += 1
         self._history.append(waiting_in)
+        mpi_sentinel.call(self._calls, waiting_in)
         if self._native and self._native_applies(plan, ufunc, arrays, counts):
             return self._native_all_reduce(arrays, ufunc, waiting_in, timeout)
         MPI, comm = self._MPI, self._comm

@@ -1,8 +1,10 @@
 """A rank's guard under ``mpiexec``: a worker that leaves the job with status 0 fails the job.
 
-MPICH's launcher treats a rank that ends with status 0 as done, even when it ended by
-``os._exit(0)`` in the middle of training while its peers still expect it, and then kills
-the peers before they can say so: the job exits 0. No code runs in a process that
+Under MPICH's launcher every rank has a sentinel that does this without a wrapper
+(:mod:`simdist.backends.mpi_sentinel`); the guard is kept for launchers that hand a rank no
+``PMI_FD`` (and so no sentinel), though it was measured under MPICH only. A launcher may
+treat a rank that ends with status 0 as done, even when it ended by ``os._exit(0)`` in the
+middle of training while its peers still expect it. No code runs in a process that
 ``os._exit``s, so the check runs in a parent. Start the job as
 
     mpiexec -n 2 python -m simdist.backends.mpi_guard train.py [args...]

@@ -7,8 +7,8 @@ multi-worker strategy has made the transport, an uncaught exception aborts the j
 :mod:`simdist.backends.exit_guard`). Wrap the script's body in :func:`run_worker_main`, or
 start it as ``mpiexec -n 2 python -m mpi4py script.py``: either way an exception on one rank
 aborts the whole job at once. ``MPIEXEC_TIMEOUT=<seconds>`` bounds a job that deadlocks for
-any other reason; ``python -m simdist.backends.mpi_guard`` fails a job one of whose ranks
-exits 0 mid-job (:mod:`simdist.backends.mpi_guard`).
+any other reason. A rank that ends mid-job without raising (``os._exit(0)``, a signal) is
+named and fails the job through its sentinel (:mod:`simdist.backends.mpi_sentinel`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from simdist.backends import mpi_sentinel
 
 __all__ = ["INSTALL_HINT", "check_world_size", "import_mpi", "run_worker_main"]
 
@@ -123,5 +125,6 @@ def _abort_job(exc: BaseException) -> None:
         f"simdist: worker {rank} of {size} raised {type(exc).__name__}: {exc}\n{detail}"
         f"simdist: aborting the MPI job (all {size} workers)\n"
     )
+    mpi_sentinel.report("abort")  # the job aborts for this reason: the sentinel keeps quiet
     _flush_before_abort()
     world.Abort(1)

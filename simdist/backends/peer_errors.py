@@ -50,7 +50,7 @@ def left_program(
     """``peer`` said goodbye while worker ``me`` waits in a cross-worker call."""
     return CollectiveMismatchError(
         f"{_who(peer, names).capitalize()} left its program after {peer_calls} cross-worker "
-        "calls (it returned or exited), while {_who(me, names)} waits in {waiting_in}: the "
+        f"calls (it returned or exited), while {_who(me, names)} waits in {waiting_in}: the "
         "workers made different numbers of collective calls (one step fewer or more, a "
         "collective inside a branch only some workers take, sys.exit in the loop). Real "
         "hardware would hang here.\n" + history_lines(histories, names)

@@ -56,15 +56,22 @@ class Job:
 
 
 def run_script(
-    script: str, *args: str, ranks: int | None, timeout: float = 60.0, env: dict | None = None
+    script: str,
+    *args: str,
+    ranks: int | None,
+    timeout: float = 60.0,
+    env: dict | None = None,
+    mpi4py: bool = False,
 ) -> Job:
-    """Runs ``mpi_scripts/<script>`` under ``mpiexec -n ranks`` (``None``: plain python).
+    """Runs ``mpi_scripts/<script>`` under ``mpiexec -n ranks`` (``None``: plain python);
+    ``mpi4py=True``: as ``python -m mpi4py <script>``.
 
     ``env`` adds variables after the launcher ones are removed. ``MPIEXEC_TIMEOUT`` makes
     the launcher kill a hung job first; the subprocess timeout is the backstop after it (a
     hung job fails the test, never hangs it).
     """
-    command = [sys.executable, str(SCRIPTS / script), *args]
+    runner = ["-m", "mpi4py"] if mpi4py else []
+    command = [sys.executable, *runner, str(SCRIPTS / script), *args]
     if ranks is not None:
         command = [launcher(), "-n", str(ranks), *command]
     env = clean_env(MPIEXEC_TIMEOUT=str(int(timeout)), **(env or {}))

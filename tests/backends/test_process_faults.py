@@ -1,7 +1,9 @@
 """Real processes, one worker misbehaving: every job ends nonzero, in bounded time, naming it.
 
 The same fault script runs as processes started one per TF_CONFIG
-(:func:`simdist.sim.processes.run_processes`) and under ``mpiexec -n 2`` and ``-n 4``.
+(:func:`simdist.sim.processes.run_processes`) and under ``mpiexec -n 2`` and ``-n 4``. A rank
+that ends mid-job (``os._exit(0)``, a signal) is reported by its sentinel
+(:mod:`simdist.backends.mpi_sentinel`), under the plain launch commands.
 """
 
 from __future__ import annotations
@@ -69,12 +71,34 @@ def test_a_killed_tf_config_process_is_named_by_the_others():
     assert re.search(r"Worker 1 \(worker:1\) at 127.0.0.1:\d+ died", survivor.stderr)
 
 
+# What the sentinel of a rank that ended mid-job prints (simdist.backends.mpi_sentinel).
+ENDED = (
+    r"WorkerFailedError: worker 1 of {ranks} \(pid \d+ on \S+\) ended in the middle of the "
+    r"job, after 3 cross-worker calls \(last: .*\), without its goodbye"
+)
+
+
+# A waiting rank that sees the process gone first says so too (then both lines may appear;
+# whichever aborts first ends the job). Without the sentinel neither line appeared: MPICH
+# killed the waiting ranks at once and the job exited 0 (two ranks) or 9 (four).
+DIED = r"WorkerFailedError: Worker 1 died: its process ended without leaving its program"
+
+
+def _ended_mid_job(job: mpi_spawn.Job, ranks: int) -> None:
+    assert job.returncode == 1, (job.returncode, job.stderr[-1500:])
+    assert job.seconds < BOUND
+    named = re.search(ENDED.format(ranks=ranks), job.stderr) or re.search(DIED, job.stderr)
+    assert named, job.stderr[-1500:]
+    assert f"aborting the MPI job (all {ranks} workers)" in job.stderr
+    assert "done" not in job.stdout
+
+
 @needs_mpi
 @pytest.mark.mpi
-def test_a_killed_mpi_rank_ends_the_job_nonzero():
-    job = mpi_spawn.run_script("faults.py", "--fault", "kill", ranks=2, timeout=BOUND)
-    assert job.returncode != 0 and job.seconds < BOUND
-    assert "done" not in job.stdout
+@pytest.mark.parametrize("fault", ["kill", "term"])
+def test_an_mpi_rank_killed_by_a_signal_fails_the_job_naming_it(fault):
+    job = mpi_spawn.run_script("faults.py", "--fault", fault, ranks=2, timeout=BOUND)
+    _ended_mid_job(job, 2)
 
 
 def test_a_tf_config_process_that_dies_with_status_0_is_named_by_the_others():
@@ -111,13 +135,20 @@ def test_a_faulty_mpi_rank_ends_the_job_nonzero_naming_it(fault, ranks):
 @needs_mpi
 @pytest.mark.mpi
 @pytest.mark.parametrize("ranks", [2, 4])
-def test_an_mpi_rank_that_dies_with_status_0_ends_the_job_at_once(ranks):
-    # MPICH's launcher kills the other ranks at once (SIGKILL: they cannot report); with two
-    # ranks it then exits 0 itself: see docs/multi-process.md. What simdist guarantees: no
-    # hang, and no other rank runs on.
-    job = mpi_spawn.run_script("faults.py", "--fault", "os_exit0", ranks=ranks, timeout=BOUND)
-    assert job.seconds < BOUND
-    assert "done" not in job.stdout
+def test_an_mpi_rank_that_dies_with_status_0_fails_the_plain_mpi4py_job_naming_it(ranks):
+    # Without its sentinel MPICH's launcher would preset the others' status to 0, SIGKILL
+    # them and exit 0 (docs/multi-process.md); the sentinel makes it abort with status 1.
+    job = mpi_spawn.run_script(
+        "faults.py", "--fault", "os_exit0", ranks=ranks, timeout=BOUND, mpi4py=True
+    )
+    _ended_mid_job(job, ranks)
+
+
+@needs_mpi
+@pytest.mark.mpi
+def test_an_mpi_rank_that_dies_with_status_0_inside_run_worker_main_fails_the_job():
+    job = mpi_spawn.run_script("faults.py", "--fault", "os_exit0", "--main", ranks=2, timeout=BOUND)
+    _ended_mid_job(job, 2)
 
 
 def _guarded(fault: str, ranks: int) -> mpi_spawn.Job:
@@ -151,9 +182,9 @@ def _guarded(fault: str, ranks: int) -> mpi_spawn.Job:
 
 @needs_mpi
 @pytest.mark.mpi
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_under_the_guard_a_rank_that_dies_with_status_0_fails_the_job_naming_it(ranks):
-    job = _guarded("os_exit0", ranks)
+def test_under_the_guard_a_rank_that_dies_with_status_0_fails_the_job_naming_it():
+    # The guard, not the sentinel (a guarded rank has none): for launchers without PMI_FD.
+    job = _guarded("os_exit0", 2)
     assert job.returncode != 0 and job.seconds < BOUND
     assert "worker 1 exited with status 0 in the middle of the job" in job.stderr
     assert "done" not in job.stdout
