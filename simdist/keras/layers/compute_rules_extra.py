@@ -40,6 +40,7 @@ report lists them as unpriced.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from simdist.core.compute_description import (
@@ -170,7 +171,10 @@ def _conv1d(layer, shape, batch, size):
     weight_grads.append(Kernel("conv1d_kernel_grad", flops, gemm_bytes, True))
     params = (kernel, layer.filters) if layer.use_bias else (kernel,)
     return ComputeDescription(
-        out_shape, params, tuple(forward), tuple(weight_grads),
+        out_shape,
+        params,
+        tuple(forward),
+        tuple(weight_grads),
         (Kernel("conv1d_input_grad", flops, gemm_bytes, True),),
     )
 
@@ -186,8 +190,13 @@ def _embedding(layer, shape, batch, size):
 
 def _normalization(layer, shape, batch, size, kind: str):
     elements = batch * math.prod(shape)
-    params = tuple(int(math.prod(layer._param_shape)) for w in (layer.gamma, layer.beta) if w
-                   is not None) if layer.built else ()
+    params = (
+        tuple(
+            int(math.prod(layer._param_shape)) for w in (layer.gamma, layer.beta) if w is not None
+        )
+        if layer.built
+        else ()
+    )
     forward = (
         Kernel(f"{kind}_moments", 3.0 * elements, float(elements * size)),
         Kernel(f"{kind}_normalize", 4.0 * elements, float(2 * elements * size)),
@@ -221,10 +230,18 @@ def _rnn(layer, shape, batch, size):
     forward, weight_grads, input_grads = [], [], []
     for t in range(steps):
         forward += [
-            Kernel(f"rnn_input_gemm_{t}", x_flops, float((batch * features + features * width
-                                                           + state) * size), True),
-            Kernel(f"rnn_recurrent_gemm_{t}", h_flops, float((batch * units + units * width
-                                                               + state) * size), True),
+            Kernel(
+                f"rnn_input_gemm_{t}",
+                x_flops,
+                float((batch * features + features * width + state) * size),
+                True,
+            ),
+            Kernel(
+                f"rnn_recurrent_gemm_{t}",
+                h_flops,
+                float((batch * units + units * width + state) * size),
+                True,
+            ),
             elementwise_kernel(f"rnn_gates_{t}", 2 * state, size, reads=2),
         ]
         weight_grads += [
@@ -233,21 +250,23 @@ def _rnn(layer, shape, batch, size):
             Kernel(f"rnn_recurrent_kernel_grad_{t}", h_flops, float(2 * state * size), True),
         ]
         input_grads.append(
-            Kernel(f"rnn_input_grad_{t}", x_flops, float((state + batch * features) * size),
-                   True)
+            Kernel(f"rnn_input_grad_{t}", x_flops, float((state + batch * features) * size), True)
         )
     bias = (2 * width if getattr(cell, "reset_after", False) else width) if cell.use_bias else 0
     params = (features * width, units * width) + ((bias,) if bias else ())
     out_shape = (steps, units) if layer.return_sequences else (units,)
-    return ComputeDescription(out_shape, params, tuple(forward), tuple(weight_grads),
-                              tuple(input_grads))
+    return ComputeDescription(
+        out_shape, params, tuple(forward), tuple(weight_grads), tuple(input_grads)
+    )
 
 
 def _scale_shift(layer, shape, batch, size, kind):
     elements = batch * math.prod(shape)
     return ComputeDescription(
-        tuple(shape), (),
-        (Kernel(kind, 2.0 * elements, float(2 * elements * size)),), (),
+        tuple(shape),
+        (),
+        (Kernel(kind, 2.0 * elements, float(2 * elements * size)),),
+        (),
         (Kernel(f"{kind}_grad", float(elements), float(2 * elements * size)),),
     )
 
@@ -283,31 +302,14 @@ def _merge(layer, shape, batch, size, reads_inputs: bool, extra_flop: bool = Fal
     return ComputeDescription(tuple(shape), (), forward, (), backward)
 
 
-@register_compute_rule(Add)
-def _add(layer, shape, batch, size):
-    return _merge(layer, shape, batch, size, reads_inputs=False)
-
-
-@register_compute_rule(Subtract)
-def _subtract(layer, shape, batch, size):
-    return _merge(layer, shape, batch, size, reads_inputs=False)
-
-
-@register_compute_rule(Average)
-def _average(layer, shape, batch, size):
-    return _merge(layer, shape, batch, size, reads_inputs=False, extra_flop=True)
-
-
-@register_compute_rule(Multiply)
-def _multiply(layer, shape, batch, size):
-    return _merge(layer, shape, batch, size, reads_inputs=True)
-
-
-@register_compute_rule(Maximum)
-def _maximum(layer, shape, batch, size):
-    return _merge(layer, shape, batch, size, reads_inputs=True)
-
-
-@register_compute_rule(Minimum)
-def _minimum(layer, shape, batch, size):
-    return _merge(layer, shape, batch, size, reads_inputs=True)
+# Add, Subtract and Average need only the output gradient; the products and the extrema read
+# their inputs again. Average's division is one more FLOP per element.
+for _cls, _reads, _extra in (
+    (Add, False, False),
+    (Subtract, False, False),
+    (Average, False, True),
+    (Multiply, True, False),
+    (Maximum, True, False),
+    (Minimum, True, False),
+):
+    register_compute_rule(_cls)(functools.partial(_merge, reads_inputs=_reads, extra_flop=_extra))
