@@ -11,7 +11,7 @@ README = ROOT / "README.md"
 
 SETUP = (
     "python3 -m pip install . && simdist demo",
-    "python3 -m pip install -e '.[test,mpich,tensorflow]' && "
+    "python3 -m pip install -e '.[test,mpich,tensorflow,plot]' && "
     "python3 -m pytest -n auto --tensorflow",
 )
 

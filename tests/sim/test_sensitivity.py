@@ -152,8 +152,10 @@ def test_cli_bad_input_exits_2(script, capsys, tmp_path):
     assert "trained no step" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(HAS_MATPLOTLIB, reason="matplotlib is installed: the error path cannot run")
-def test_cli_plot_without_matplotlib_says_how_to_install(script, capsys, tmp_path):
+def test_cli_plot_without_matplotlib_says_how_to_install(script, capsys, tmp_path, monkeypatch):
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
     assert cli.main(["sensitivity", "--plot", str(tmp_path / "p.png"), str(script)]) == 2
     err = capsys.readouterr().err
     assert "pip install 'simdist[plot]'" in err
