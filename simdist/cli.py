@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sensitivity_cli.add_arguments(sensitivity)
     sensitivity.set_defaults(handler=sensitivity_cli.run)
+    # simdist check-step: the N-vs-1 step check (issue 20 items 1 and 3)
+    from simdist.sim.check_step_cli import add_parser as add_check_step_parser
+
+    add_check_step_parser(sub)
     from simdist.cost.cli import add_parser as add_cost_parser
 
     add_cost_parser(sub, models=step_models())

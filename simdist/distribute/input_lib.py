@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from simdist import errors
-from simdist.core import nest
+from simdist.core import check_hook, nest
 from simdist.core.context import state
 from simdist.core.device import canonical_name
 from simdist.core.device import device as device_scope
@@ -381,6 +381,7 @@ class DistributedDataset(_DistributedInput):
             policy=self._auto_shard_policy,
         )
         self._finish_spec(replica_spec, dataset._cardinality())
+        check_hook.note("distribute_dataset", policy=self._auto_shard_policy, workers=num_workers)
 
     @property
     def auto_shard_policy(self) -> AutoShardPolicy:

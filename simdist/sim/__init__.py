@@ -20,6 +20,9 @@ from simdist.distribute.faults import FaultPlan as FaultPlan
 from simdist.distribute.faults import PSFailure as PSFailure
 from simdist.distribute.faults import WorkerFailure as WorkerFailure
 from simdist.distribute.faults import WorkerKilled as WorkerKilled
+from simdist.sim.check_input import check_input as check_input
+from simdist.sim.check_step import check_script as check_script
+from simdist.sim.check_step import check_step as check_step
 from simdist.sim.launch import launch as launch
 from simdist.sim.launch import launch_script as launch_script
 from simdist.sim.profile import profile as profile

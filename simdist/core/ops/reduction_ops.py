@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import errors
-from simdist.core import dtypes
+from simdist.core import check_hook, dtypes
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, make_tensor
@@ -70,6 +70,7 @@ def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Sum over ``axis`` (all axes when ``None``), in the input's dtype."""
+    check_hook.note("reduce", op="reduce_sum")
     x = _input("Sum", input_tensor, "iuf")
     xv = x._value
     axes = _axes(axis, xv.ndim)
@@ -80,6 +81,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Mean over ``axis``; for integer inputs the sum divided with truncation toward zero."""
+    check_hook.note("reduce", op="reduce_mean")
     x = _input("Mean", input_tensor, "iuf")
     xv = x._value
     axes = _axes(axis, xv.ndim)

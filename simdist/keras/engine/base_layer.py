@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 
-from simdist.core import dtypes, nest, profile_hook, trackable
+from simdist.core import check_hook, dtypes, nest, profile_hook, trackable
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import math_ops
 from simdist.core.shape import TensorShape, as_shape
@@ -313,6 +313,8 @@ class Layer(AutoTrackable):
             mine = layer._call_losses.get(threading.get_ident(), ())
             latest = max((g for g, _ in mine), default=None)
             out.extend(x for g, x in mine if g == latest)
+        if out:
+            check_hook.note("regularization_losses", layer=self)
         return out
 
     # --- building and calling -----------------------------------------------------------
@@ -397,6 +399,7 @@ class Layer(AutoTrackable):
         try:
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
+            check_hook.note("layer", layer=self, training=training)
             return outputs
         finally:
             _CTX.depth -= 1
