@@ -31,6 +31,7 @@ CAUSES = {
     "random_per_replica": "random op seeded per replica",
     "dataset_not_sharded": "dataset not sharded",
     "shuffle_differs": "shuffle differs per worker",
+    "initial_weights": "the two runs started from different weights",
 }
 
 
@@ -251,6 +252,24 @@ def compare(
 def _diagnose(rep_steps, one_steps, n, variables, metrics, tol, max_rel, input_found, setup):
     flat = [s for workers in rep_steps for s in workers]
     out: list[Diagnosis] = []
+    if rep_steps and one_steps:
+        start_n, start_1 = rep_steps[0][0].before, one_steps[0].before
+        moved = [
+            name
+            for name, a, b in zip(rep_steps[0][0].names, start_n, start_1, strict=False)
+            if a.shape != b.shape or _rel(a, b) > tol
+        ]
+        if moved:
+            out.append(
+                Diagnosis(
+                    "initial_weights",
+                    11,
+                    f"variables {', '.join(moved[:4])} had different values before the first "
+                    "step in the two runs: the model's initialization depends on the replica "
+                    "count or on something outside simdist's random state (e.g. NumPy's own "
+                    "generator unseeded); initialize from a fixed seed",
+                )
+            )
     differs = max_rel > tol
     for f in input_found:
         if f.kind == "same_examples":

@@ -166,3 +166,16 @@ def test_bad_arguments():
 def _line(text: str) -> int:
     with open(__file__, encoding="utf-8") as f:
         return next(i for i, line in enumerate(f, start=1) if text in line)
+
+
+def test_different_initial_weights_are_said_first():
+    def model_fn():
+        model, optimizer, metric = model_fn_for()()
+        noise = np.random.default_rng().standard_normal((FEATURES, 4)).astype(np.float32)
+        model.layers[0].kernel.assign(noise)  # NumPy's own unseeded generator
+        return model, optimizer, metric
+
+    report = check_step(
+        make_step(None, 8), model_fn, dataset_fn_for(24), replicas=2, global_batch_size=8
+    )
+    assert report.cause == "initial_weights", str(report)
