@@ -138,3 +138,17 @@ def test_keras_fit(tmp_path, capsys, norm, status):
         assert "likely cause 1: BatchNormalization statistics per replica" in out
     else:
         assert "N-vs-1 equivalent within float rounding" in out
+
+
+def test_a_per_worker_script_as_a_virtual_cluster(tmp_path, capsys):
+    path = _script(tmp_path)
+    text = open(path, encoding="utf-8").read()
+    text = text.replace("tf.config.set_virtual_devices(gpus=4)\n", "").replace(
+        "MirroredStrategy()", "MultiWorkerMirroredStrategy()"
+    )
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    argv = ["check-step", "--strategy", "multi_worker", "--workers", "2", "--replicas", "4"]
+    assert main([*argv, path]) == 0
+    out = capsys.readouterr().out
+    assert "CollectiveAllReduceStrategy, 4 replicas" in out and "equivalent" in out
