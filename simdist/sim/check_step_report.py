@@ -1,4 +1,6 @@
-"""Compare the replicated and the one-replica run of a step check; name the likely cause.
+"""Compare the replicated and the one-replica run of a step check, per variable and step.
+
+The likely cause of a difference is named by :mod:`simdist.sim.check_step_diagnose`.
 
 Each step starts from the weights the replicated run had (the one-replica run is fed the
 same global batch; step 0 starts from the same initial weights). Per variable the report
@@ -20,19 +22,9 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["Diagnosis", "VariableDiff", "StepCheckReport", "compare"]
+from simdist.sim.check_step_diagnose import Diagnosis, diagnose, rel
 
-CAUSES = {
-    "loss_scaling": "loss scaled by the wrong count",
-    "average_loss_batch": "compute_average_loss without global_batch_size",
-    "metric_one_replica": "metric updated outside strategy.run",
-    "batch_norm": "BatchNormalization statistics per replica",
-    "regularization": "regularization loss not scaled",
-    "random_per_replica": "random op seeded per replica",
-    "dataset_not_sharded": "dataset not sharded",
-    "shuffle_differs": "shuffle differs per worker",
-    "initial_weights": "the two runs started from different weights",
-}
+__all__ = ["Diagnosis", "VariableDiff", "StepCheckReport", "compare", "tolerance"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,21 +38,6 @@ class VariableDiff:
     weight_rel: float
     factor: float  # g_N ~ factor * g_1
     uniform: bool  # g_N - factor * g_1 is within the tolerance
-
-
-@dataclasses.dataclass(frozen=True)
-class Diagnosis:
-    """A likely cause: its key (:data:`CAUSES`), why, and the user's line to change."""
-
-    cause: str
-    score: int
-    reason: str
-    site: str | None = None
-    code: str | None = None
-
-    @property
-    def title(self) -> str:
-        return CAUSES[self.cause]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,14 +119,6 @@ class StepCheckReport:
         return "\n".join(lines)
 
 
-def _rel(a: np.ndarray, b: np.ndarray) -> float:
-    scale = float(np.max(np.abs(b))) if b.size else 0.0
-    diff = float(np.max(np.abs(a - b))) if a.size else 0.0
-    if scale == 0.0:
-        return 0.0 if diff == 0.0 else float("inf")
-    return diff / scale
-
-
 def _factor(a: np.ndarray, b: np.ndarray) -> float:
     denom = float(np.vdot(b, b))
     return float(np.vdot(a, b)) / denom if denom else 1.0
@@ -160,20 +129,6 @@ def tolerance(global_batch: int, shapes, dtype) -> float:
     eps = float(np.finfo(dtype if np.dtype(dtype).kind == "f" else np.float32).eps)
     longest = max((s[0] for s in shapes if len(s)), default=1)
     return 4 * eps * max(16, global_batch + longest)
-
-
-def _notes(steps, kind, replicated=True):
-    return [n for step in steps for n in step.notes if n.kind == kind]
-
-
-def _last_site(notes, direct=False):
-    if direct and notes:
-        least = min(n.depth for n in notes)
-        notes = [n for n in notes if n.depth == least]
-    for n in reversed(notes):
-        if n.site:
-            return n.site, n.code
-    return None, None
 
 
 def compare(
@@ -211,20 +166,20 @@ def compare(
             w_n = rep.after[i] if i < len(rep.after) else g_n
             w_1 = one.after[i] if i < len(one.after) else g_1
             f = _factor(g_n, g_1)
-            grad_rel, weight_rel = _rel(g_n, g_1), _rel(w_n, w_1)
+            grad_rel, weight_rel = rel(g_n, g_1), rel(w_n, w_1)
             variables.append(
-                VariableDiff(k, name, grad_rel, weight_rel, f, _rel(g_n, f * g_1) <= 1e-3)
+                VariableDiff(k, name, grad_rel, weight_rel, f, rel(g_n, f * g_1) <= 1e-3)
             )
         for name, value in rep.metrics.items():
             other = one.metrics.get(name)
-            if other is not None and _rel(np.array(value), np.array(other)) > 1e-4:
+            if other is not None and rel(np.array(value), np.array(other)) > 1e-4:
                 metrics.append((k, name, value, other))
     for v in variables:
         max_rel = max(max_rel, v.grad_rel, v.weight_rel)
     for _, rep, one in losses:
-        max_rel = max(max_rel, _rel(np.array(rep), np.array(one)))
+        max_rel = max(max_rel, rel(np.array(rep), np.array(one)))
     tol = tol or tolerance(1, [], np.float32)
-    diagnoses = _diagnose(
+    diagnoses = diagnose(
         rep_steps[:count],
         one_steps[:count],
         n,
@@ -247,161 +202,3 @@ def compare(
         tuple(diagnoses),
         tuple(input_found),
     )
-
-
-def _diagnose(rep_steps, one_steps, n, variables, metrics, tol, max_rel, input_found, setup):
-    flat = [s for workers in rep_steps for s in workers]
-    out: list[Diagnosis] = []
-    if rep_steps and one_steps:
-        start_n, start_1 = rep_steps[0][0].before, one_steps[0].before
-        moved = [
-            name
-            for name, a, b in zip(rep_steps[0][0].names, start_n, start_1, strict=False)
-            if a.shape != b.shape or _rel(a, b) > tol
-        ]
-        if moved:
-            out.append(
-                Diagnosis(
-                    "initial_weights",
-                    11,
-                    f"variables {', '.join(moved[:4])} had different values before the first "
-                    "step in the two runs: the model's initialization depends on the replica "
-                    "count or on something outside simdist's random state (e.g. NumPy's own "
-                    "generator unseeded); initialize from a fixed seed",
-                )
-            )
-    differs = max_rel > tol
-    for f in input_found:
-        if f.kind == "same_examples":
-            site, code = _last_site([x for x in setup if x.kind == "distribute_dataset"])
-            out.append(Diagnosis("dataset_not_sharded", 10, f.message, site, code))
-        elif f.kind == "shuffle_differs":
-            out.append(Diagnosis("shuffle_differs", 9, f.message))
-    bad = [v for v in variables if max(v.grad_rel, v.weight_rel) > tol]
-    bad = [v for v in bad if v.step == bad[0].step]  # the first step that differs
-    if bad and all(v.uniform for v in bad):
-        factors = sorted({round(v.factor, 3) for v in bad})
-        for target, text in ((n, f"x{n}"), (1 / n, f"/{n}")):
-            if all(abs(f - target) <= 1e-2 * target for f in factors):
-                site, code = _last_site(
-                    [
-                        x
-                        for x in _notes(flat, "compute_average_loss") + _notes(flat, "reduce")
-                        if x.replica is not None
-                    ],
-                    direct=True,
-                )
-                reason = (
-                    f"every gradient is {text} the one-replica gradient: the per-replica loss "
-                    + (
-                        "is averaged over the replica's own batch (or divided by the "
-                        "per-replica batch) and the replicas' gradients are then summed; "
-                        "divide the summed per-example loss by the GLOBAL batch "
-                        "(tf.nn.compute_average_loss(per_example_loss, global_batch_size=...))"
-                        if target > 1
-                        else "is divided by the number of replicas once too often (the "
-                        "global batch already counts them); drop the extra division"
-                    )
-                )
-                out.append(Diagnosis("loss_scaling", 8, reason, site, code))
-    if differs:
-        cal = [x for x in _notes(flat, "compute_average_loss") if x.replica is not None]
-        default = [x for x in cal if not x.details["given"]]
-        divisors = {x.details["divisor"] for x in cal}
-        uneven = any(len({len(x[0]) for x in s.inputs if x and x[0] is not None}) > 1 for s in flat)
-        if default and (len(divisors) > 1 or uneven):
-            site, code = _last_site(default)
-            out.append(
-                Diagnosis(
-                    "average_loss_batch",
-                    7,
-                    "compute_average_loss was called without global_batch_size while the "
-                    "replicas' batches differ in size (a partial last batch): each replica "
-                    f"divided by its own batch x {n} ({', '.join(map(str, sorted(divisors)))}) "
-                    "instead of the global batch; pass global_batch_size=GLOBAL_BATCH_SIZE",
-                    site,
-                    code,
-                )
-            )
-        regs = [x for x in _notes(flat, "regularization_losses") if x.replica is not None]
-        scaled = _notes(flat, "scale_regularization_loss")
-        if regs and not scaled:
-            site, code = _last_site(regs)
-            out.append(
-                Diagnosis(
-                    "regularization",
-                    6,
-                    f"the model's regularization losses (model.losses) are added to every "
-                    f"replica's loss unscaled, so the summed gradients count them {n} times; wrap "
-                    "them: tf.nn.scale_regularization_loss(tf.add_n(model.losses))",
-                    site,
-                    code,
-                )
-            )
-        bns = [x for x in _notes(flat, "layer") if x.details["cls"] == "BatchNormalization"]
-        if bns:
-            site, code = _last_site(bns)
-            out.append(
-                Diagnosis(
-                    "batch_norm",
-                    5,
-                    f"layer {bns[0].details['name']!r} (BatchNormalization) normalizes each "
-                    f"replica's B/{n} examples with that replica's own mean and variance; the "
-                    "one-replica run uses the whole batch's. Use "
-                    "tf.keras.layers.experimental.SyncBatchNormalization if you meant one set of "
-                    "statistics (this only differs when the replicas' batch statistics differ)",
-                    site,
-                    code,
-                )
-            )
-        randoms = [x for x in _notes(flat, "random") if x.replica is not None]
-        if randoms:
-            seeds = {}
-            for x in randoms:
-                seeds.setdefault(x.site, {}).setdefault(x.replica, set()).add(
-                    repr(x.details["seed"])
-                )
-            per_replica = [
-                s for s, by in seeds.items() if len({frozenset(v) for v in by.values()}) > 1
-            ]
-            site, code = _last_site([x for x in randoms if x.site in per_replica] or randoms)
-            how = (
-                "its seed depends on the replica"
-                if per_replica
-                else "each replica draws from its own random stream"
-            )
-            out.append(
-                Diagnosis(
-                    "random_per_replica",
-                    6 if per_replica else 4,
-                    f"a random op inside the replica step draws different values on each "
-                    f"replica ({how}); the one-replica run draws one set for the whole batch. "
-                    "Use one seed for all replicas (e.g. stateless ops with a seed that does not "
-                    "involve replica_id_in_sync_group) if the values should be identical",
-                    site,
-                    code,
-                )
-            )
-    if metrics and not bad:
-        updates = [x for x in _notes(flat, "metric")]
-        outside = [x for x in updates if x.replica is None]
-        site, code = _last_site(outside or updates)
-        name = metrics[0][1]
-        where = (
-            "is updated outside strategy.run, with one replica's value"
-            if outside
-            else "sees only some replicas' values"
-        )
-        out.append(
-            Diagnosis(
-                "metric_one_replica",
-                5,
-                f"loss, gradients and weights agree, but metric {name!r} differs: it {where}. "
-                "Update metrics inside the replica function (they aggregate over replicas), or "
-                "from strategy.reduce(...) of all replicas' values",
-                site,
-                code,
-            )
-        )
-    out.sort(key=lambda d: -d.score)
-    return out
