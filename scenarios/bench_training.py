@@ -18,7 +18,7 @@ import argparse
 import os
 
 import numpy as np
-from bench_core import tensorflow_model  # scenarios/ is on sys.path when run as a script
+from bench_core import reassert_malloc_policy, tensorflow_model  # scenarios/ is on sys.path
 from busy_load import busy, label
 from side_by_side import print_table, side_by_side
 
@@ -115,6 +115,9 @@ def tensorflow_steps(images, labels, replica_counts, batch: int):
         cpu, [tf.config.LogicalDeviceConfiguration()] * max(replica_counts)
     )
     steps = {r: tensorflow_step(tf, images, labels, r, batch) for r in replica_counts}
+    for step in steps.values():
+        step()  # TF's runtime sets glibc's malloc thresholds while it builds: let it, then
+    reassert_malloc_policy()  # put simdist's back (simdist.core.malloc_policy)
     return steps, tf.__version__
 
 

@@ -76,6 +76,16 @@ def _blas_threads(name: str, raw: str) -> int | None:
     return value
 
 
+def _malloc(name: str, raw: str) -> str:
+    text = raw.strip().lower()
+    if text in ("simdist", "inherit"):
+        return text
+    raise ValueError(
+        f"{name}={raw!r} must be 'simdist' (set glibc's mmap and trim thresholds, the "
+        "default) or 'inherit' (leave the allocator as it is)."
+    )
+
+
 def _threads_or_auto(name: str, raw: str) -> int:
     try:
         value = int(raw)
@@ -139,6 +149,12 @@ class Settings:
         "SIMDIST_BLAS_THREADS", 1, _blas_threads,
         "Threads of NumPy's BLAS, set through threadpoolctl at `import simdist`; `inherit` "
         "leaves them as BLAS's own variables set them (bits then follow the thread count).",
+    )
+    malloc_policy: str = _setting(
+        "SIMDIST_MALLOC", "simdist", _malloc,
+        "`simdist`: at `import simdist`, glibc's mmap threshold 32 MiB and trim threshold 64 "
+        "MiB, so large temporaries reuse the heap (docs/performance.md); `inherit`: leave "
+        "the allocator alone. No result depends on it.",
     )
     intra_op_threads: int = _setting(
         "SIMDIST_INTRA_OP_THREADS", 0, _threads_or_auto,

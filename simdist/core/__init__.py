@@ -4,6 +4,7 @@ from types import ModuleType as _ModuleType
 
 from simdist.core import blas_threads as _blas_threads
 from simdist.core import dtypes as dtypes
+from simdist.core import malloc_policy as _malloc_policy
 from simdist.core import nest as nest
 from simdist.core import overloads as _overloads  # noqa: F401 - installs x + y, x[i]...
 from simdist.core.convert import constant as constant
@@ -116,3 +117,4 @@ __all__ = sorted(
 )
 
 _blas_threads.apply_policy()  # one BLAS thread (or SIMDIST_BLAS_THREADS): see blas_threads
+_malloc_policy.apply_policy()  # large temporaries reuse the heap (or SIMDIST_MALLOC): see it
