@@ -183,6 +183,12 @@ def test_dense_regularizers_feed_model_losses_and_config():
     conv = tf.keras.layers.Conv2D(2, 3, kernel_regularizer="l1", activity_regularizer="l2")
     conv(np.ones((1, 5, 5, 1), np.float32))
     assert len(conv.losses) == 2
+    # Conv1D shares Conv2D's base: its activity regularizer counts too (it was ignored)
+    conv1d = tf.keras.layers.Conv1D(2, 3, activity_regularizer="l2")
+    out = conv1d(np.ones((2, 5, 1), np.float32)).numpy()
+    (penalty,) = conv1d.losses
+    np.testing.assert_allclose(penalty.numpy(), 0.01 * np.sum(out**2) / 2, rtol=1e-5)
+    assert conv1d.kernel_size == (3,) and conv1d.get_config()["kernel_size"] == (3,)
 
 
 def test_a_regularized_loss_has_a_gradient():

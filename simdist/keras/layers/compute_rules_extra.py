@@ -153,8 +153,9 @@ def _conv1d(layer, shape, batch, size):
         raise ValueError(f"Conv1D {layer.name!r} needs (steps, channels), got {shape}")
     out_shape = _shape_of(layer, shape)
     outputs, inputs = batch * math.prod(out_shape), batch * math.prod(shape)
-    kernel = layer.kernel_size * shape[1] * layer.filters
-    flops = 2.0 * outputs * layer.kernel_size * shape[1]
+    (kernel_size,) = layer.kernel_size
+    kernel = kernel_size * shape[1] * layer.filters
+    flops = 2.0 * outputs * kernel_size * shape[1]
     gemm_bytes = float((inputs + outputs + kernel) * size)
     forward = [Kernel("conv1d", flops, gemm_bytes, True)]
     weight_grads = []
