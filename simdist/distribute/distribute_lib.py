@@ -121,10 +121,21 @@ class ReplicaContext:
         the upstream gradients (MEAN: their MEAN).
 
         Raises:
-            ValueError: an unknown ``reduce_op``.
+            ValueError: an unknown ``reduce_op``; a ``None`` in ``value`` (a gradient of a
+                variable this replica's loss does not use).
         """
         op = ReduceOp.from_value(reduce_op)
-        flat = [convert_to_tensor(v) for v in nest.flatten(value)]
+        leaves = nest.flatten(value)
+        if any(v is None for v in leaves):
+            position = next(i for i, v in enumerate(leaves) if v is None)
+            replica = self._strategy.extended._replica_id_offset + self._replica_id
+            raise ValueError(
+                f"all_reduce on replica {replica} (replica_id_in_sync_group) got None at "
+                f"position {position} of its value, which cannot be reduced: a gradient of a "
+                "variable this replica's loss does not use is None. Every replica must pass "
+                "tensors of the same structure: replace None by tf.zeros_like(variable)."
+            )
+        flat = [convert_to_tensor(v) for v in leaves]
         arrays = [t._value for t in flat]
         signature = (op.name, [(a.shape, a.dtype.name) for a in arrays])
         cdo = self._strategy.extended._cross_device_ops_impl

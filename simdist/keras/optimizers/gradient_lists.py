@@ -6,7 +6,47 @@ import warnings
 
 from simdist.core.tensor import make_tensor
 
-__all__ = ["drop_missing", "first_component", "clip_per_replica"]
+__all__ = [
+    "MissingGradientOnReplica",
+    "check_same_on_every_replica",
+    "drop_missing",
+    "first_component",
+    "clip_per_replica",
+]
+
+
+class MissingGradientOnReplica(ValueError, AssertionError):
+    """A variable has a gradient on some replicas and ``None`` on others.
+
+    TensorFlow (eager) fails here with a bare ``AssertionError`` from ``regroup`` ("Values to
+    regroup had different lengths"); simdist's error is also an ``AssertionError``, so code
+    written against TF catches it, and a ``ValueError``, which is what it is: bad input.
+    """
+
+
+def check_same_on_every_replica(pairs: list) -> None:
+    """Raise :class:`MissingGradientOnReplica` for the first variable whose per-replica
+    gradient is ``None`` on some replicas only, naming the variable and those replicas."""
+    from simdist.distribute.values import PerReplica
+
+    for g, v in pairs:
+        if not isinstance(g, PerReplica):
+            continue
+        missing = [r for r, c in enumerate(g.values) if c is None]
+        if not missing:
+            continue
+        present = [r for r, c in enumerate(g.values) if c is not None]
+        raise MissingGradientOnReplica(
+            f"The gradient of variable {v.name!r} is None on {_replicas(missing)} but not on "
+            f"{_replicas(present)} (replica_id_in_sync_group): the loss there does not depend "
+            "on it, e.g. a branch on the replica id skips it. Every replica must give a "
+            "gradient for the same variables: use the variable on every replica's path, or "
+            "replace a None gradient by tf.zeros_like(variable) before apply_gradients."
+        )
+
+
+def _replicas(ids: list) -> str:
+    return f"replica {ids[0]}" if len(ids) == 1 else f"replicas {', '.join(map(str, ids))}"
 
 
 def drop_missing(pairs: list) -> list:

@@ -32,7 +32,12 @@ from simdist.core.tape import GradientTape
 from simdist.core.variables import Variable, VariableAggregation
 from simdist.keras import backend
 from simdist.keras.optimizers import clipping
-from simdist.keras.optimizers.gradient_lists import clip_per_replica, drop_missing, first_component
+from simdist.keras.optimizers.gradient_lists import (
+    check_same_on_every_replica,
+    clip_per_replica,
+    drop_missing,
+    first_component,
+)
 from simdist.keras.optimizers.mirrored_update import update_once as _update_once
 from simdist.keras.optimizers.schedules import LearningRateSchedule
 
@@ -327,7 +332,9 @@ class Optimizer(trackable.Trackable):
         """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
 
         Raises:
-            ValueError: no pairs, or no gradient for any variable.
+            ValueError: no pairs, or no gradient for any variable; under a strategy, a
+                variable whose gradient is None on some replicas only (also an
+                ``AssertionError``, TF's class there).
         """
         pairs = list(grads_and_vars)
         if not pairs:
@@ -357,6 +364,7 @@ class Optimizer(trackable.Trackable):
                     f"{type(strategy).__name__}, but it was not created under that strategy's "
                     "scope. Create the model and the optimizer inside `with strategy.scope():`."
                 )
+        check_same_on_every_replica(pairs)
         kept = drop_missing(pairs)
         variables = [v for _, v in kept]
         if aggregate:
