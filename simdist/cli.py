@@ -3,11 +3,45 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+from simdist.cli_args import integer, script_file
+
+# What one process can run as a virtual cluster in bounded time; --no-size-limit lifts it.
+MAX_WORKERS = 1024
+MAX_REPLICAS = 8192
+# The demo's synthetic data set (Fashion-MNIST's sizes); --no-size-limit lifts it.
+MAX_DEMO_EXAMPLES = {"train_size": 60000, "test_size": 10000, "epochs": 100}
 
 
 def _demo(args: argparse.Namespace) -> int:
     from simdist import demo
+
+    if not args.no_size_limit:
+        for name, limit in MAX_DEMO_EXAMPLES.items():
+            if getattr(args, name) > limit:
+                flag = "--" + name.replace("_", "-")
+                print(
+                    f"simdist demo: {flag} {getattr(args, name)} is above the limit of {limit}; "
+                    "pass --no-size-limit to run it anyway",
+                    file=sys.stderr,
+                )
+                return 2
+    if args.trace:
+        folder = os.path.dirname(os.path.abspath(args.trace))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            print(
+                f"simdist demo: --trace {args.trace}: folder {folder} does not exist or is not "
+                "writable; create it, or pass --trace '' to skip the trace",
+                file=sys.stderr,
+            )
+            return 2
+        if os.path.isdir(args.trace):
+            print(
+                f"simdist demo: --trace {args.trace} is a directory; name a file", file=sys.stderr
+            )
+            return 2
 
     demo.run(
         epochs=args.epochs,
@@ -22,10 +56,19 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _launch(args: argparse.Namespace) -> int:
+    from simdist import settings
     from simdist.sim.launch import launch_script
 
-    if args.workers < 1 or (args.devices_per_worker is not None and args.devices_per_worker < 0):
-        print("simdist launch: --workers must be >= 1, --devices-per-worker >= 0", file=sys.stderr)
+    devices = args.devices_per_worker
+    replicas = args.workers * max(1, settings.get().virtual_gpus if devices is None else devices)
+    if not args.no_size_limit and (args.workers > MAX_WORKERS or replicas > MAX_REPLICAS):
+        print(
+            f"simdist launch: --workers {args.workers} x --devices-per-worker "
+            f"{devices if devices is not None else 'default'} is {replicas} replicas, above the "
+            f"limit of {MAX_WORKERS} workers and {MAX_REPLICAS} replicas; pass --no-size-limit "
+            "to run it anyway",
+            file=sys.stderr,
+        )
         return 2
     launch_script(args.script, args.workers, args.devices_per_worker, argv=args.args)
     return 0
@@ -54,11 +97,17 @@ def build_parser() -> argparse.ArgumentParser:
         "demo",
         help="TensorFlow's tutorial 'Custom training with tf.distribute.Strategy' on virtual GPUs",
     )
-    demo.add_argument("--epochs", type=int, default=4)
-    demo.add_argument("--train-size", type=int, default=12000)
-    demo.add_argument("--test-size", type=int, default=1000)
-    demo.add_argument("--batch-size-per-replica", type=int, default=16)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--epochs", type=integer(1), default=4)
+    demo.add_argument("--train-size", type=integer(1), default=12000)
+    demo.add_argument("--test-size", type=integer(1), default=1000)
+    demo.add_argument("--batch-size-per-replica", type=integer(1), default=16)
+    demo.add_argument("--seed", type=integer(0, 2**32 - 1), default=0)
+    demo.add_argument(
+        "--no-size-limit",
+        action="store_true",
+        help=f"allow more than {MAX_DEMO_EXAMPLES['train_size']} training examples, "
+        f"{MAX_DEMO_EXAMPLES['test_size']} test examples or {MAX_DEMO_EXAMPLES['epochs']} epochs",
+    )
     demo.add_argument("--no-progress", action="store_true", help="no progress bar")
     demo.add_argument(
         "--trace",
@@ -73,14 +122,21 @@ def build_parser() -> argparse.ArgumentParser:
         "launch",
         help="run a script as a virtual cluster: W workers x L virtual GPUs in one process",
     )
-    launch.add_argument("--workers", type=int, default=2)
+    launch.add_argument("--workers", type=integer(1), default=2)
     launch.add_argument(
         "--devices-per-worker",
-        type=int,
+        type=integer(0),
         default=None,
         help="virtual GPUs per worker (default: SIMDIST_VIRTUAL_GPUS or 4, as under mpiexec)",
     )
-    launch.add_argument("script", help="the Python file every worker runs as __main__")
+    launch.add_argument(
+        "--no-size-limit",
+        action="store_true",
+        help=f"allow more than {MAX_WORKERS} workers or {MAX_REPLICAS} replicas",
+    )
+    launch.add_argument(
+        "script", type=script_file, help="the Python file every worker runs as __main__"
+    )
     launch.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     launch.set_defaults(handler=_launch)
     from simdist.sim import check_cluster
@@ -117,11 +173,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    for name in ("epochs", "train_size", "batch_size_per_replica"):
-        if getattr(args, name, 1) <= 0:
-            print(f"simdist: --{name.replace('_', '-')} must be positive", file=sys.stderr)
-            return 2
+    """Run the ``simdist`` command; return its exit status.
+
+    A bad flag is one line on stderr and status 2 (argparse's), returned rather than raised,
+    so the command can be driven in-process; ``--help`` and ``--version`` return 0.
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # argparse: --help, --version, or a bad flag
+        return done.code if isinstance(done.code, int) else 2
     return args.handler(args)
 
 

@@ -113,12 +113,16 @@ class Settings:
     """The value of every ``SIMDIST_*`` variable (or its default) for this process."""
 
     virtual_gpus: int = _setting(
-        "SIMDIST_VIRTUAL_GPUS", 4, _count,
+        "SIMDIST_VIRTUAL_GPUS",
+        4,
+        _count,
         "Virtual GPUs of a simulated host: the one process, each `simdist launch` worker "
         "(unless `--devices-per-worker` says otherwise) and each `mpiexec` process.",
     )
     collective_algo: str = _setting(
-        "SIMDIST_COLLECTIVE_ALGO", "", _text,
+        "SIMDIST_COLLECTIVE_ALGO",
+        "",
+        _text,
         "Force a collective algorithm: one name (`ring`), or `collective=name` pairs "
         "(`all_reduce=tree,all_gather=ring`); empty: chosen by message size and topology.",
     )
@@ -130,23 +134,30 @@ class Settings:
         "each op's own choice. `simdist sensitivity` sets it (docs/reduction-sensitivity.md).",
     )
     replica_timeout: float = _setting(
-        "SIMDIST_REPLICA_TIMEOUT", 600.0, _seconds,
-        "Seconds a replica may run without reaching a collective before "
-        "`DeadlineExceededError`.",
+        "SIMDIST_REPLICA_TIMEOUT",
+        600.0,
+        _seconds,
+        "Seconds a replica may run without reaching a collective before `DeadlineExceededError`.",
     )
     worker_timeout: float = _setting(
-        "SIMDIST_WORKER_TIMEOUT", 600.0, _seconds,
+        "SIMDIST_WORKER_TIMEOUT",
+        600.0,
+        _seconds,
         "Seconds a worker of a virtual cluster (or a collective across workers) may take "
         "before `DeadlineExceededError`.",
     )
     pin_replica_threads: bool = _setting(
-        "SIMDIST_PIN_REPLICA_THREADS", False, _switch,
+        "SIMDIST_PIN_REPLICA_THREADS",
+        False,
+        _switch,
         "`1`: a run's replica threads share the caller's CPU (cheaper hand-overs, warm "
         "caches; the caller cannot leave that CPU during a run); `0`: they may run on every "
         "CPU. Results are the same bits (docs/performance.md).",
     )
     blas_threads: int | None = _setting(
-        "SIMDIST_BLAS_THREADS", 1, _blas_threads,
+        "SIMDIST_BLAS_THREADS",
+        1,
+        _blas_threads,
         "Threads of NumPy's BLAS, set through threadpoolctl at `import simdist`; `inherit` "
         "leaves them as BLAS's own variables set them (bits then follow the thread count).",
     )
@@ -157,27 +168,37 @@ class Settings:
         "the allocator alone. No result depends on it.",
     )
     intra_op_threads: int = _setting(
-        "SIMDIST_INTRA_OP_THREADS", 0, _threads_or_auto,
+        "SIMDIST_INTRA_OP_THREADS",
+        0,
+        _threads_or_auto,
         "Threads a convolution or max pooling shares its blocks of images among; `0`: one "
         "per CPU this process may use. Results are the same bits for every count.",
     )
     mpi_native_allreduce: bool = _setting(
-        "SIMDIST_MPI_NATIVE_ALLREDUCE", False, _switch,
+        "SIMDIST_MPI_NATIVE_ALLREDUCE",
+        False,
+        _switch,
         "`1`: under `mpiexec`, all-reduce with MPI's own `Allreduce` (faster, not bit-identical "
         "to the virtual cluster); `0`: simdist's ring, bit-identical.",
     )
     job_key: str = _setting(
-        "SIMDIST_JOB_KEY", "", _text,
+        "SIMDIST_JOB_KEY",
+        "",
+        _text,
         "The secret that authenticates the processes of one TF_CONFIG job to each other (a "
         "launcher sets a random one); empty: a key derived from the TF_CONFIG cluster.",
     )
     mpi_guard_fd: str = _setting(
-        "SIMDIST_MPI_GUARD_FD", "", _text,
+        "SIMDIST_MPI_GUARD_FD",
+        "",
+        _text,
         "Set by `python -m simdist.backends.mpi_guard` for the rank it guards: the pipe its "
         "transport reports to. Not for users.",
     )
     tpu: str = _setting(
-        "SIMDIST_TPU", "v3-8", _text,
+        "SIMDIST_TPU",
+        "v3-8",
+        _text,
         "The accelerator type of the TPU attached to this host (`TPUClusterResolver('')` / "
         "`'local'`), e.g. `v4-8`; one host only.",
     )
@@ -212,6 +233,7 @@ def env_name(field: str) -> str:
         if f.name == field:
             return f.metadata["env"]
     raise KeyError(f"no setting {field!r}")
+
 
 _lock = threading.Lock()
 _current: Settings | None = None

@@ -38,7 +38,7 @@ def test_demo_trains_checkpoints_and_restores_without_a_strategy(tmp_path):
 
 def test_cli_rejects_bad_sizes(capsys):
     assert main(["demo", "--epochs", "0"]) == 2
-    assert "--epochs must be positive" in capsys.readouterr().err
+    assert "argument --epochs: must be an integer >= 1, got '0'" in capsys.readouterr().err
 
 
 def test_console_script_version():

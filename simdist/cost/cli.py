@@ -14,6 +14,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from simdist.cli_args import integer, number
+
 __all__ = ["add_parser", "MAX_SIZE_BYTES", "MAX_ROWS"]
 
 # CLI name -> collective (the nccl-tests binary it mirrors: all_reduce_perf, ...)
@@ -27,6 +29,7 @@ CLI_COLLECTIVES = {
 }
 MAX_SIZE_BYTES = 2**40  # 1 TiB: larger buffers than any device holds; --no-size-limit lifts it
 MAX_ROWS = 4096  # rows of one table; --no-size-limit lifts it
+MAX_OVERHEAD_US = 1e9  # a per-kernel overhead above 1000 s is a typo, and sums overflow
 
 
 class _UsageError(ValueError):
@@ -37,12 +40,17 @@ def _topology(name: str, no_limit: bool):
     from simdist.topology.describe import resolve
     from simdist.topology.model import MAX_DEVICES
 
-    return resolve(name, None if no_limit else MAX_DEVICES)
+    try:
+        return resolve(name, None if no_limit else MAX_DEVICES)
+    except OSError as error:  # a topology file that cannot be read
+        raise _UsageError(f"--topology {name}: {error.strerror or error}") from None
 
 
 def _check_trace_path(path: str | None) -> None:
     if not path:
         return
+    if os.path.isdir(path):
+        raise _UsageError(f"--trace {path} is a directory; name a file")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise _UsageError(f"--trace {path}: folder {folder} does not exist; create it first")
@@ -227,8 +235,10 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
         p.add_argument("-i", "--stepbytes", default="1M", help="else add this many bytes")
         p.add_argument("-d", "--datatype", default="float", help="element type (nccl-tests' -d)")
         p.add_argument("-o", "--op", default="sum", help="reduction (does not change time)")
-        p.add_argument("-r", "--root", type=int, default=0, help="root rank (broadcast, reduce)")
-        p.add_argument("-g", "--ngpus", type=int, default=None, help="ranks (default: all)")
+        p.add_argument(
+            "-r", "--root", type=integer(0), default=0, help="root rank (broadcast, reduce)"
+        )
+        p.add_argument("-g", "--ngpus", type=integer(1), default=None, help="ranks (default: all)")
         p.add_argument(
             "--no-size-limit",
             action="store_true",
@@ -242,7 +252,7 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
     )
     step.add_argument("--input-shape", default="28,28,1", help="one example's shape")
     step.add_argument("--topology", default="dgx-h100", help=topo_help)
-    step.add_argument("--batch-per-device", type=int, default=64)
+    step.add_argument("--batch-per-device", type=integer(1), default=64)
     step.add_argument("--devices", default="1,2,4,8", help="comma-separated device counts")
     step.add_argument("--algo", default="auto", help="all-reduce algorithm, or auto")
     step.add_argument("--bucket", default="25M", help="gradient bucket size (25M)")
@@ -250,13 +260,13 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
     step.add_argument("--optimizer", default="adam", choices=("sgd", "momentum", "adam"))
     step.add_argument(
         "--launch-overhead-us",
-        type=float,
+        type=number(0, maximum=MAX_OVERHEAD_US),
         default=defaults.launch_overhead * 1e6,
         help="microseconds of kernel launch per kernel (the step model's assumption)",
     )
     step.add_argument(
         "--framework-overhead-us",
-        type=float,
+        type=number(0, maximum=MAX_OVERHEAD_US),
         default=defaults.framework_overhead * 1e6,
         help="microseconds of framework (Python, dispatch) per op (the step model's assumption)",
     )

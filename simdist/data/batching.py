@@ -30,9 +30,7 @@ def _batch_count(n: int, size: int, drop_remainder: bool) -> int:
 def _check_batch_size(batch_size) -> int:
     size = as_count(batch_size, "batch_size")
     if size <= 0:
-        raise errors.InvalidArgumentError(
-            f"batch_size must be greater than zero, got {size}."
-        )
+        raise errors.InvalidArgumentError(f"batch_size must be greater than zero, got {size}.")
     return size
 
 
@@ -115,9 +113,7 @@ class _PaddedBatchDataset(Dataset):
         for i, (shape, pad) in enumerate(zip(self._shapes, self._pads, strict=True)):
             column = [f[i] for f in flats]
             longest = np.max([a.shape for a in column], axis=0) if column[0].ndim else ()
-            target = tuple(
-                int(m) if d is None else d for d, m in zip(shape, longest, strict=True)
-            )
+            target = tuple(int(m) if d is None else d for d, m in zip(shape, longest, strict=True))
             batch = np.full((len(column), *target), pad, dtype=column[0].dtype)
             for j, a in enumerate(column):
                 if any(x > t for x, t in zip(a.shape, target, strict=True)):

@@ -91,8 +91,7 @@ class Dataset:
         """A copy of this node reading from ``inputs`` instead (same transformation)."""
         if len(inputs) != len(self._input_datasets):
             raise ValueError(
-                f"{type(self).__name__} has {len(self._input_datasets)} inputs; got "
-                f"{len(inputs)}."
+                f"{type(self).__name__} has {len(self._input_datasets)} inputs; got {len(inputs)}."
             )
         clone = copy.copy(self)
         clone._input_datasets = tuple(inputs)

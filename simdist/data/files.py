@@ -162,4 +162,3 @@ class TextLineDataset(Dataset):
                 out = np.empty((), dtype=object)
                 out[()] = line
                 yield out
-

@@ -129,8 +129,7 @@ class _GeneratorDataset(Dataset):
         if output_signature is not None:
             if output_types is not None or output_shapes is not None:
                 raise TypeError(
-                    "Pass either output_signature or output_types (and output_shapes), not "
-                    "both."
+                    "Pass either output_signature or output_types (and output_shapes), not both."
                 )
             self._spec = output_signature
         elif output_types is not None:

@@ -181,8 +181,8 @@ def dummy_element(spec: Any, unknown_size: int, fill: int = 1) -> Any:
     bools: True); unknown dimensions take ``unknown_size``."""
 
     def make(s: TensorSpec) -> np.ndarray:
-        shape = () if s.shape.rank is None else tuple(
-            unknown_size if d is None else d for d in s.shape
+        shape = (
+            () if s.shape.rank is None else tuple(unknown_size if d is None else d for d in s.shape)
         )
         if s.dtype == dtypes.string:
             return np.full(shape, b"a" * (fill - 1), dtype=object)

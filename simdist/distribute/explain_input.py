@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist import errors
+from simdist.cli_args import INT64_MAX, integer, integer_list
 from simdist.data.dataset import Dataset
 from simdist.data.files import TextLineDataset, list_files
 from simdist.data.options import AutoShardPolicy, Options
@@ -49,6 +50,11 @@ __all__ = [
 ]
 
 _BARRIER_TIMEOUT_S = 60.0
+# What one explanation handles in seconds (about 10,000 elements a second); max_elements=None
+# (--no-size-limit) lifts it. A table of more rows than this is not read anyway.
+MAX_ELEMENTS = 20_000
+MAX_FILES = 1024  # files written to a temporary folder
+MAX_REPLICAS = 4096  # workers x devices_per_worker: one thread each
 
 
 class _CountAllReduce:
@@ -238,6 +244,7 @@ def explain_input(
     file_sizes: Sequence[int] | None = None,
     list_files_reader: bool = False,
     shuffle_files: bool = False,
+    max_elements: int | None = MAX_ELEMENTS,
 ) -> Explanation:
     """Run the real distribution on element ids and record who gets what.
 
@@ -251,6 +258,8 @@ def explain_input(
         file_sizes: lines per file: element ids are numbered file after file, and the
             source is ``TextLineDataset(files)`` (or ``list_files(...).flat_map`` of it with
             ``list_files_reader``, shuffled by name with ``shuffle_files``).
+        max_elements: the most elements (and replicas, and files: see ``MAX_REPLICAS``,
+            ``MAX_FILES``) to explain, so the work is bounded; ``None``: no limit.
 
     Returns:
         An :class:`Explanation`.
@@ -266,9 +275,36 @@ def explain_input(
         "workers": workers,
         "devices_per_worker": devices_per_worker,
     }
+    if shuffle is not None:
+        counts["shuffle"] = shuffle
     for name, value in counts.items():
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}.")
+        _check_int(name, value, 1)
+    if num_elements is not None:
+        _check_int("num_elements", num_elements, 0)
+        total = num_elements
+        if list_files_reader or shuffle_files:
+            raise ValueError(
+                "list_files_reader and shuffle_files read files: give file_sizes, not num_elements."
+            )
+    else:
+        file_sizes = list(file_sizes)
+        if not file_sizes:
+            raise ValueError("file_sizes must name at least one file's line count.")
+        for size in file_sizes:
+            _check_int("file_sizes", size, 0)
+        total = sum(file_sizes)
+    if max_elements is not None:
+        limits = [
+            (total, max_elements, "elements"),
+            (workers * devices_per_worker, MAX_REPLICAS, "replicas (workers x devices_per_worker)"),
+            (len(file_sizes or ()), MAX_FILES, "files"),
+        ]
+        for value, limit, what in limits:
+            if value > limit:
+                raise ValueError(
+                    f"{value} {what} is above the limit of {limit}; pass max_elements=None "
+                    "(--no-size-limit) to explain it anyway."
+                )
     if isinstance(policy, str):
         try:
             policy = AutoShardPolicy[policy.upper()]
@@ -313,8 +349,13 @@ def explain_input(
     return Explanation(title, rows, workers)
 
 
-def _ints(text: str) -> list[int]:
-    return [int(x) for x in text.split(",") if x.strip()]
+def _check_int(name: str, value, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
+    if value > INT64_MAX:
+        raise ValueError(f"{name} must fit in int64 (<= {INT64_MAX}), got {value}.")
 
 
 def add_parser(sub) -> None:
@@ -324,26 +365,72 @@ def add_parser(sub) -> None:
     p.set_defaults(handler=_run)
 
 
+_POLICIES = tuple(p.name for p in AutoShardPolicy)
+
+
+def _policy(text: str) -> str:
+    if text.upper() not in _POLICIES:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(_POLICIES)}, got {text!r}")
+    return text.upper()
+
+
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--elements", type=int, help="in-memory source: range(N)")
-    source.add_argument("--files", type=_ints, help="lines per file, e.g. 3,5,2")
+    source.add_argument("--elements", type=integer(0), help="in-memory source: range(N)")
+    source.add_argument("--files", type=integer_list(0), help="lines per file, e.g. 3,5,2")
     p.add_argument(
         "--list-files",
         action="store_true",
         help="read files with list_files(...).flat_map(TextLineDataset)",
     )
     p.add_argument("--shuffle-files", action="store_true", help="list_files(shuffle=True)")
-    p.add_argument("--batch", type=int, required=True, help="global batch size")
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--devices-per-worker", type=int, default=1)
-    p.add_argument("--policy", default="AUTO", help="AUTO, FILE, DATA, OFF or HINT")
+    p.add_argument("--batch", type=integer(1), required=True, help="global batch size")
+    p.add_argument("--workers", type=integer(1), default=1)
+    p.add_argument("--devices-per-worker", type=integer(1), default=1)
+    p.add_argument("--policy", type=_policy, default="AUTO", help=", ".join(_POLICIES))
     p.add_argument("--drop-remainder", action="store_true")
-    p.add_argument("--shuffle", type=int, default=None, help="shuffle buffer before batch")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--shuffle", type=integer(1), default=None, help="shuffle buffer before batch")
+    p.add_argument("--seed", type=integer(-(2**63)), default=0)
+    p.add_argument(
+        "--no-size-limit",
+        action="store_true",
+        help=f"explain more than {MAX_ELEMENTS} elements, {MAX_REPLICAS} replicas or "
+        f"{MAX_FILES} files",
+    )
+
+
+def _flag_error(args: argparse.Namespace) -> str | None:
+    """The first flag combination explain_input would refuse, named as a flag."""
+    if args.elements is not None and (args.list_files or args.shuffle_files):
+        flag = "--list-files" if args.list_files else "--shuffle-files"
+        return f"{flag} reads files: use it with --files, not --elements"
+    if args.no_size_limit:
+        return None
+    total = args.elements if args.elements is not None else sum(args.files)
+    if total > MAX_ELEMENTS:
+        flag = "--elements" if args.elements is not None else "--files"
+        return (
+            f"{flag}: {total} elements is above the limit of {MAX_ELEMENTS}; pass "
+            "--no-size-limit to explain it anyway"
+        )
+    if args.workers * args.devices_per_worker > MAX_REPLICAS:
+        return (
+            f"--workers {args.workers} x --devices-per-worker {args.devices_per_worker} is above "
+            f"the limit of {MAX_REPLICAS} replicas; pass --no-size-limit to explain it anyway"
+        )
+    if args.files is not None and len(args.files) > MAX_FILES:
+        return (
+            f"--files: {len(args.files)} files is above the limit of {MAX_FILES}; pass "
+            "--no-size-limit to explain it anyway"
+        )
+    return None
 
 
 def _run(args: argparse.Namespace) -> int:
+    problem = _flag_error(args)
+    if problem:
+        print(f"simdist explain-input: {problem}", file=sys.stderr)
+        return 2
     try:
         explanation = explain_input(
             num_elements=args.elements,
@@ -357,8 +444,11 @@ def _run(args: argparse.Namespace) -> int:
             file_sizes=args.files,
             list_files_reader=args.list_files,
             shuffle_files=args.shuffle_files,
+            max_elements=None if args.no_size_limit else MAX_ELEMENTS,
         )
     except (ValueError, errors.OpError) as exc:
+        # the pipeline's own errors, as TF would raise them (FILE sharding with too few
+        # files...): what the user asked to see explained, so exit 1, not a usage error
         print(f"simdist explain-input: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     print(explanation.format())

@@ -23,6 +23,10 @@ from simdist.distribute.cluster_resolver.tf_config import parse_tf_config, valid
 
 __all__ = ["TaskReport", "ClusterReport", "check_cluster", "main"]
 
+MAX_DEVICES_PER_WORKER = 1024  # virtual GPUs one task of the check starts
+MAX_TIMEOUT_S = 86400.0  # a day: a check that waits longer is a hang
+MAX_TASKS = 1024  # tasks started in one process
+
 
 @dataclasses.dataclass(frozen=True)
 class TaskReport:
@@ -78,7 +82,10 @@ def _rendezvous() -> dict:
 
 
 def check_cluster(
-    config: str | Mapping[str, Any], devices_per_worker: int = 1, timeout: float = 60.0
+    config: str | Mapping[str, Any],
+    devices_per_worker: int = 1,
+    timeout: float = 60.0,
+    max_tasks: int | None = MAX_TASKS,
 ) -> ClusterReport:
     """Validate a cluster and start its chief and worker tasks virtually.
 
@@ -88,15 +95,31 @@ def check_cluster(
             it (a type that is a job of the cluster, an index in range); every task is
             started either way, and the report marks the given one.
         devices_per_worker: virtual GPUs per task (0: CPU).
-        timeout: seconds a task may take to reach the rendezvous.
+        timeout: seconds a task may take to reach the rendezvous (finite, > 0).
+        max_tasks: the most chief and worker tasks to start in this process (``None``: no
+            limit).
 
     Returns:
         The :class:`ClusterReport` (``ok`` False when a task failed to join).
 
     Raises:
-        ValueError: a malformed cluster (the message says how to fix it).
+        ValueError: a malformed cluster (the message says how to fix it); a timeout that is
+            not a finite number > 0; more tasks than ``max_tasks``.
+        TypeError: ``devices_per_worker`` is not an int.
     """
+    import math
+    import numbers
+
     from simdist.sim.launch import cluster_tasks, launch
+
+    if isinstance(devices_per_worker, bool) or not isinstance(devices_per_worker, numbers.Integral):
+        raise TypeError(
+            f"devices_per_worker must be an int, got {type(devices_per_worker).__name__}"
+        )
+    if devices_per_worker < 0:
+        raise ValueError(f"devices_per_worker must be >= 0, got {devices_per_worker}")
+    if not isinstance(timeout, numbers.Real) or not math.isfinite(timeout) or timeout <= 0:
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
 
     parsed = parse_tf_config(config)
     cluster = parsed.get("cluster", parsed if "task" not in parsed else {})
@@ -124,6 +147,12 @@ def check_cluster(
         )
     training = {job: cluster[job] for job in ("chief", "worker") if job in cluster}
     tasks = cluster_tasks(training)
+    if max_tasks is not None and len(tasks) > max_tasks:
+        raise ValueError(
+            f"the cluster has {len(tasks)} chief and worker tasks, more than the {max_tasks} "
+            "this check starts in one process; pass max_tasks=None (--no-size-limit) to start "
+            "them anyway"
+        )
     try:
         results = launch(
             _rendezvous,
@@ -180,8 +209,20 @@ def add_arguments(parser) -> None:
         default=None,
         help="TF_CONFIG JSON text, a file holding it, or '-' for stdin (default: $TF_CONFIG)",
     )
-    parser.add_argument("--devices-per-worker", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=60.0)
+    from simdist.cli_args import integer, nonempty, number
+
+    parser.add_argument("--devices-per-worker", type=integer(0, MAX_DEVICES_PER_WORKER), default=1)
+    parser.add_argument(
+        "--timeout",
+        type=number(0, above=True, maximum=MAX_TIMEOUT_S),
+        default=60.0,
+        help=f"seconds a task may take to reach the rendezvous (0 < T <= {MAX_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--no-size-limit",
+        action="store_true",
+        help=f"start clusters of more than {MAX_TASKS} tasks",
+    )
     real = parser.add_mutually_exclusive_group()
     real.add_argument(
         "--processes",
@@ -190,24 +231,46 @@ def add_arguments(parser) -> None:
     )
     real.add_argument(
         "--task",
+        type=nonempty,
         default=None,
         metavar="JOB:INDEX",
         help="the real transport, multi-host: join the rendezvous as this one task",
     )
 
 
-def run(args) -> int:
+def _config_text(given: str | None) -> str:
+    """The TF_CONFIG text ``given`` names: JSON text, a file holding it, '-' (stdin), or
+    ``None`` ($TF_CONFIG). Raises ``argparse.ArgumentTypeError`` for a file that cannot be
+    read and for text that is neither JSON nor an existing file."""
+    import argparse
     import os
     import sys
 
-    text = args.config
-    if text is None:
-        text = os.environ.get("TF_CONFIG", "")
-    elif text == "-":
-        text = sys.stdin.read()
-    elif os.path.isfile(text):
-        with open(text, encoding="utf-8") as f:
-            text = f.read()
+    from simdist.cli_args import read_text_file
+
+    if given is None:
+        return os.environ.get("TF_CONFIG", "")
+    if given == "-":
+        return sys.stdin.read()
+    if given.lstrip().startswith(("{", "[")) or not given.strip():
+        return given
+    if os.path.exists(given):
+        return read_text_file(given)
+    looks_like_a_path = os.sep in given or given.endswith((".json", ".txt", ".cfg"))
+    if looks_like_a_path:
+        raise argparse.ArgumentTypeError(f"no such file: {given}")
+    return given  # JSON text that is not an object: the validator says what is wrong
+
+
+def run(args) -> int:
+    import argparse
+    import sys
+
+    try:
+        text = _config_text(args.config)
+    except argparse.ArgumentTypeError as exc:
+        print(f"simdist check-cluster: config: {exc}", file=sys.stderr)
+        return 2
     if not text.strip():
         print(
             "simdist check-cluster: no cluster given (pass TF_CONFIG JSON or set TF_CONFIG)",
@@ -220,11 +283,16 @@ def run(args) -> int:
 
             return check_one_task(text, args.task, args.timeout)
         if getattr(args, "processes", False):
-            from simdist.sim.check_cluster_processes import check_cluster_processes
+            from simdist.sim.check_cluster_processes import (
+                MAX_PROCESSES,
+                check_cluster_processes,
+            )
 
-            report = check_cluster_processes(text, args.devices_per_worker, args.timeout)
+            limit = None if getattr(args, "no_size_limit", False) else MAX_PROCESSES
+            report = check_cluster_processes(text, args.devices_per_worker, args.timeout, limit)
         else:
-            report = check_cluster(text, args.devices_per_worker, args.timeout)
+            limit = None if getattr(args, "no_size_limit", False) else MAX_TASKS
+            report = check_cluster(text, args.devices_per_worker, args.timeout, limit)
     except ValueError as exc:
         print(f"invalid cluster: {exc}", file=sys.stderr)
         return 2

@@ -43,18 +43,32 @@ def _is_local(address: str) -> bool:
     return host in _LOCAL_NAMES or host.startswith("127.") or host == socket.gethostname()
 
 
+MAX_PROCESSES = 64  # local processes one check starts; max_tasks=None lifts it
+
+
 def check_cluster_processes(
-    config: str | Mapping[str, Any], devices_per_worker: int = 1, timeout: float = 60.0
+    config: str | Mapping[str, Any],
+    devices_per_worker: int = 1,
+    timeout: float = 60.0,
+    max_tasks: int | None = MAX_PROCESSES,
 ) -> ClusterReport:
     """Start the cluster's chief and worker tasks as local processes; report who joined.
 
     Raises:
         ValueError: a malformed cluster, or addresses on other hosts (run
-            ``simdist check-cluster --task JOB:INDEX`` on each host then).
+            ``simdist check-cluster --task JOB:INDEX`` on each host then); more tasks than
+            ``max_tasks``.
     """
     from simdist.sim.processes import run_processes
 
     cluster = _training(config)
+    count = sum(len(addresses) for addresses in cluster.values())
+    if max_tasks is not None and count > max_tasks:
+        raise ValueError(
+            f"the cluster has {count} chief and worker tasks, more than the {max_tasks} local "
+            "processes this check starts; pass max_tasks=None (--no-size-limit) to start them "
+            "anyway"
+        )
     remote = [a for addresses in cluster.values() for a in addresses if not _is_local(a)]
     if remote:
         raise ValueError(

@@ -6,21 +6,33 @@ from __future__ import annotations
 import argparse
 import sys
 
+from simdist.cli_args import integer, nonempty
+
+# The most replicas / workers / examples one run starts: a conformance run is a test, and
+# these are orders of magnitude above what any property needs.
+MAX_REPLICAS = 64
+MAX_WORKERS = 16
+MAX_EXAMPLES = 100_000
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Adds the conformance options to ``parser`` and returns it."""
     parser.add_argument(
         "--impl",
+        type=nonempty,
         default="simdist",
         help="simdist, reference, tensorflow, broken.<name>, an entry point of group "
         "simdist.adapters, or package.module:Factory",
     )
     parser.add_argument(
-        "--replicas", type=int, default=4, help="the most replicas a property uses (1..N)"
+        "--replicas",
+        type=integer(1, MAX_REPLICAS),
+        default=4,
+        help=f"the most replicas a property uses (1..{MAX_REPLICAS})",
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=integer(1, MAX_WORKERS),
         default=None,
         help="the most workers a multi-worker property uses (default: the adapter's; "
         "tensorflow starts exactly this many local processes, default 2)",
@@ -32,7 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     parser.add_argument("--junit", default=None, help="write a JUnit XML report here")
     parser.add_argument(
-        "--max-examples", type=int, default=25, help="hypothesis examples per property"
+        "--max-examples",
+        type=integer(1, MAX_EXAMPLES),
+        default=25,
+        help="hypothesis examples per property",
     )
     parser.add_argument(
         "--random",

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import dataclasses
 import io
+import os
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -225,13 +226,19 @@ def exit_code(outcomes: Sequence[Outcome]) -> int:
 def run_from_args(args: argparse.Namespace, out=None) -> int:
     """Runs the conformance suite for parsed arguments; returns the exit code."""
     out = sys.stdout if out is None else out
-    workers = getattr(args, "workers", None)
-    if args.replicas < 1 or args.max_examples < 1 or (workers is not None and workers < 1):
-        print(
-            "simdist conformance: --replicas, --workers and --max-examples must be positive",
-            file=sys.stderr,
-        )
-        return 2
+    workers = getattr(args, "workers", None)  # each flag's range is checked by its parser
+    if args.junit is not None:
+        folder = os.path.dirname(os.path.abspath(args.junit))
+        if not args.junit.strip() or os.path.isdir(args.junit):
+            print(f"simdist conformance: --junit {args.junit!r}: name a file", file=sys.stderr)
+            return 2
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            print(
+                f"simdist conformance: --junit {args.junit}: folder {folder} does not exist or "
+                "is not writable; create it first",
+                file=sys.stderr,
+            )
+            return 2
     selected = select(args.properties)
     if not selected:
         print(f"simdist conformance: no property matches {args.properties!r}", file=sys.stderr)
@@ -243,7 +250,7 @@ def run_from_args(args: argparse.Namespace, out=None) -> int:
     try:
         adapter = load_adapter(args.impl, args.replicas)
     except (ValueError, ImportError, TypeError, RuntimeError) as error:
-        print(f"simdist conformance: {error}", file=sys.stderr)
+        print(f"simdist conformance: --impl {args.impl}: {error}", file=sys.stderr)
         return 2
     try:
         if workers is not None:
@@ -270,7 +277,11 @@ def main(argv: list[str] | None = None) -> int:
             f"Known implementations: {', '.join(available())}.",
         )
     )
-    return run_from_args(parser.parse_args(argv))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # argparse: --help or a bad flag (status 2), returned
+        return done.code if isinstance(done.code, int) else 2
+    return run_from_args(args)
 
 
 if __name__ == "__main__":

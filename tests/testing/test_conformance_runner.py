@@ -81,7 +81,9 @@ def test_a_failing_run_shows_the_counterexample_writes_junit_and_exits_one(tmp_p
     [
         (["--impl", "nonesuch"], "unknown implementation 'nonesuch'"),
         (["--properties", "nothing.*"], "no property matches 'nothing.*'"),
-        (["--replicas", "0"], "must be positive"),
+        (["--replicas", "0"], "argument --replicas: must be an integer in [1, 64], got '0'"),
+        (["--max-examples", "-1"], "argument --max-examples: must be an integer"),
+        (["--workers", "0"], "argument --workers: must be an integer in [1, 16]"),
     ],
 )
 def test_usage_errors_exit_two(argv, message, capsys):

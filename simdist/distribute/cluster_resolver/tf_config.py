@@ -118,7 +118,9 @@ def parse_tf_config(text: str | bytes | Mapping[str, Any] | None) -> dict[str, A
     try:
         config = json.loads(text)
     except json.JSONDecodeError as err:
-        line = text.splitlines()[err.lineno - 1] if text.splitlines() else ""
+        # json counts lines by "\n"; splitlines() would drop a trailing empty line
+        lines = text.split("\n")
+        line = lines[err.lineno - 1] if err.lineno <= len(lines) else ""
         raise _fail(
             f"is not valid JSON: {err.msg} at line {err.lineno} column {err.colno} "
             f"(char {err.pos}):\n    {line}\n    {' ' * (err.colno - 1)}^\n"
