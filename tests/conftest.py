@@ -19,6 +19,14 @@ settings.register_profile(
     print_blob=True,
 )
 settings.register_profile("dev", deadline=None, max_examples=40)
+# The fuzz suite (tests/fuzz/) draws a few examples per test in CI; this profile draws many
+# (HYPOTHESIS_PROFILE=fuzz-long python -m pytest tests/fuzz), see tests/fuzz/contract.py.
+settings.register_profile(
+    "fuzz-long",
+    deadline=None,
+    max_examples=2000,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

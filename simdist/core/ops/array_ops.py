@@ -130,6 +130,11 @@ def tile(input, multiples, name=None) -> Tensor:
     """Repeat ``input`` ``multiples[i]`` times along axis ``i``."""
     x = convert_to_tensor(input)
     xv = x._value
+    if np.ndim(getattr(multiples, "_value", multiples)) != 1:
+        raise errors.InvalidArgumentError(
+            f"Expected multiples to be 1-D, but got {multiples!r} [Op:Tile]; pass one count per "
+            f"axis, e.g. {[2] * max(xv.ndim, 1)}."
+        )
     reps = int_list(multiples, "multiples")
     if len(reps) != xv.ndim:
         raise errors.InvalidArgumentError(

@@ -36,6 +36,11 @@ def _dims(shape, error: type[Exception] = TypeError) -> tuple[int, ...]:
             f"Cannot use {shape!r} as a shape: every dimension size must be an integer (got "
             f"dtype {arr.dtype}); pass a list of ints such as [2, 3], or an int tensor."
         )
+    if arr.ndim > 1:
+        raise errors.InvalidArgumentError(
+            f"dims must be a vector of sizes, got {shape!r} of shape {list(arr.shape)}; pass a "
+            "flat list of ints such as [2, 3]."
+        )
     dims = tuple(int(d) for d in arr.reshape(-1))
     if any(d < 0 for d in dims):
         raise errors.InvalidArgumentError(f"Dimension sizes must be non-negative, got {dims}.")

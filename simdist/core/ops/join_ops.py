@@ -37,6 +37,10 @@ def concat(values, axis, name="concat") -> Tensor:
     first = tensors[0]._value
     if first.ndim == 0:
         raise errors.InvalidArgumentError("Can't concatenate scalars (use tf.stack instead).")
+    if np.ndim(getattr(axis, "_value", axis)) != 0:
+        raise errors.InvalidArgumentError(
+            f"concat's axis must be a scalar integer, got {axis!r} [Op:ConcatV2]."
+        )
     ax = normalize_axis(int_list(axis, "axis")[0], first.ndim, "ConcatV2")
     for i, t in enumerate(tensors[1:], start=1):
         s = t._value.shape
@@ -63,9 +67,14 @@ def stack(values, axis=0, name="stack") -> Tensor:
     Raises:
         InvalidArgumentError: shapes or dtypes differ.
     """
+    if isinstance(values, Tensor) or hasattr(values, "_to_tensor"):
+        values = [values]
+    values = list(values)
+    if isinstance(axis, bool) or not isinstance(axis, (int, float, np.integer, np.floating)):
+        raise TypeError(f"stack's axis must be an int, got {axis!r}.")
+    if not values:  # TF 2.21: stack([]) is an empty float32 vector
+        return make_tensor(np.zeros(0, np.float32), dtypes.float32)
     tensors = as_tensors("Pack", *values)
-    if not tensors:
-        raise ValueError("stack needs at least one tensor.")
     first = tensors[0]._value.shape
     for i, t in enumerate(tensors[1:], start=1):
         if t._value.shape != first:
