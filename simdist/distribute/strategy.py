@@ -186,8 +186,12 @@ class Strategy:
         the total by the number of elements along ``axis`` over all replicas, so partial and
         empty per-replica batches are weighted correctly.
 
+        ``axis`` is an int or a list of ints (each replica's value is summed along all of
+        them; MEAN divides by the product of their sizes over all replicas).
+
         Raises:
-            ValueError: an unknown ``reduce_op``.
+            ValueError: an unknown ``reduce_op``; an axis out of range or named twice.
+            TypeError: an axis that is not an int.
             RuntimeError: called inside a replica function.
         """
         self._require_cross_replica("reduce")
@@ -198,21 +202,17 @@ class Strategy:
             )
         return nest.map_structure(lambda v: self._reduce_along_axis(op, v, axis), value)
 
-    def _reduce_along_axis(self, op: ReduceOp, value, axis: int):
+    def _reduce_along_axis(self, op: ReduceOp, value, axis):
         extended = self._extended
         tensors = _replica_tensors(value, extended._num_local_replicas)
-        rank = tensors[0].ndim
-        if not -rank <= axis < rank:
-            raise ValueError(
-                f"`axis` = {axis} out of range for `value` with rank {rank}; per-replica "
-                f"values of rank {rank} take an axis in [{-rank}, {rank})."
-            )
-        ax = axis % rank
+        ax = _reduce_axes(axis, tensors[0].ndim)
         sums = [np.sum(t._value, axis=ax, dtype=t._value.dtype) for t in tensors]
         total = extended._host_reduce(ReduceOp.SUM, sums)
         dtype = tensors[0].dtype
         if op is ReduceOp.MEAN:
-            count = extended._host_sum(sum(t._value.shape[ax] for t in tensors))
+            count = extended._host_sum(
+                sum(int(np.prod([t._value.shape[a] for a in ax], dtype=np.int64)) for t in tensors)
+            )
             with np.errstate(invalid="ignore", divide="ignore"):  # no elements: NaN, as TF
                 if dtype.is_integer:  # TF's truediv of integers gives float64
                     return make_tensor(total / np.float64(count), device=DEFAULT_DEVICE)
@@ -292,3 +292,32 @@ class Strategy:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} with {self.num_replicas_in_sync} replica(s)>"
+
+
+def _reduce_axes(axis, rank: int) -> tuple[int, ...]:
+    """``Strategy.reduce``'s ``axis`` (an int or a list of ints, negative counting from the
+    end, as TF's ``reduce_sum`` takes) as sorted non-negative axes.
+
+    Raises:
+        TypeError: an axis that is not an int (a string, a float, a bool).
+        ValueError: an axis out of range, or one named twice.
+    """
+    items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if isinstance(axis, bool) or not all(
+        isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in items
+    ):
+        raise TypeError(
+            f"`axis` must be an int or a list of ints, got {axis!r}; pass the batch axis, "
+            "e.g. axis=0."
+        )
+    out = []
+    for a in items:
+        if not -rank <= a < rank:
+            raise ValueError(
+                f"`axis` = {a} out of range for `value` with rank {rank}; per-replica values "
+                f"of rank {rank} take an axis in [{-rank}, {rank})."
+            )
+        out.append(int(a) % rank)
+    if len(set(out)) != len(out):
+        raise ValueError(f"`axis` = {axis!r} names the same dimension twice; name each once.")
+    return tuple(sorted(out))
