@@ -17,7 +17,7 @@ import os
 from simdist.topology import hierarchy
 from simdist.topology.model import MAX_DEVICES, Device, Topology, check_device_count
 
-__all__ = ["ASTRA_GB", "load_astra_network", "parse_astra_network"]
+__all__ = ["ASTRA_GB", "load_astra_network", "parse_astra_network", "read_text"]
 
 ASTRA_GB = 2**30  # ASTRA-sim analytical: bw_GBps_to_Bpns uses 1 GB = 2^30 B
 
@@ -26,10 +26,28 @@ def load_astra_network(
     path, *, device: Device | None = None, max_devices: int | None = MAX_DEVICES
 ) -> Topology:
     """Load an ASTRA-sim analytical network file (``network.yml``); see the module doc."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = read_text(path)
     stem = os.path.splitext(os.path.basename(str(path)))[0]
     return parse_astra_network(text, name=f"astra:{stem}", device=device, max_devices=max_devices)
+
+
+def read_text(path) -> str:
+    """The UTF-8 text of a topology file.
+
+    Raises:
+        ValueError: the file is not UTF-8 text (the message gives the byte).
+        OSError: the file cannot be read (missing, a directory, no permission).
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        byte = data[error.start : error.start + 1]
+        raise ValueError(
+            f"{path}: not UTF-8 text (byte {error.start} is {byte!r}); a topology file is JSON "
+            "or YAML text"
+        ) from None
 
 
 def parse_astra_network(

@@ -35,6 +35,7 @@ import os
 from simdist.topology.astra import ASTRA_GB as ASTRA_GB
 from simdist.topology.astra import load_astra_network as load_astra_network
 from simdist.topology.astra import parse_astra_network as parse_astra_network
+from simdist.topology.astra import read_text
 from simdist.topology.model import MAX_DEVICES, Device, Link, Switch, Topology, check_device_count
 from simdist.topology.system import GpuSystem
 
@@ -303,7 +304,7 @@ def load_topology(
     Raises:
         ValueError: malformed content (the message names the field), an unknown suffix, or
             more devices than ``max_devices``.
-        FileNotFoundError: no such file.
+        OSError: a file that cannot be read (missing, a directory, no permission).
     """
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix in (".yml", ".yaml"):
@@ -313,11 +314,13 @@ def load_topology(
             f"{path}: unknown topology file type {suffix!r}; use .json (simdist) or "
             ".yml/.yaml (ASTRA-sim analytical network)"
         )
-    with open(path, encoding="utf-8") as f:
-        try:
-            data = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not valid JSON: {e}") from None
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not valid JSON: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: JSON nested too deeply to be a topology") from None
     if isinstance(data, dict) and isinstance(data.get("devices"), list):
         check_device_count(f"topology file {path}", len(data["devices"]), max_devices)
     return topology_from_dict(data)

@@ -15,7 +15,7 @@ import json
 import pathlib
 import re
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -65,4 +65,8 @@ def budget(examples: int) -> settings:
     or the loaded profile's count where it asks for more (``HYPOTHESIS_PROFILE=fuzz-long``,
     tests/conftest.py)."""
     loaded = settings.default.max_examples
-    return settings(max_examples=loaded if loaded > 100 else examples, deadline=None)
+    return settings(
+        max_examples=loaded if loaded > 100 else examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )

@@ -103,9 +103,7 @@ def test_ones_zeros_shapes(shape, maker, dtype):
     kwargs = {} if dtype is None else {"dtype": dtype}
     kind, result = outcome(getattr(tf, maker), shape, **kwargs)
     dims = shape if isinstance(shape, list) else [shape]
-    valid_shape = all(
-        isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 4 for d in dims
-    )
+    valid_shape = all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 4 for d in dims)
     valid_dtype = dtype in (None, "float32", "float64", "int32", "int64", "bool")
     if not (valid_shape and valid_dtype):
         assert kind == "raised", f"{maker}({shape!r}, dtype={dtype!r}) returned a value"
