@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from simdist.cli_args import integer, script_file
+from simdist.cli_args import integer, output_file, script_file
 
 # What one process can run as a virtual cluster in bounded time; --no-size-limit lifts it.
 MAX_WORKERS = 1024
@@ -28,21 +27,6 @@ def _demo(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 2
-    if args.trace:
-        folder = os.path.dirname(os.path.abspath(args.trace))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            print(
-                f"simdist demo: --trace {args.trace}: folder {folder} does not exist or is not "
-                "writable; create it, or pass --trace '' to skip the trace",
-                file=sys.stderr,
-            )
-            return 2
-        if os.path.isdir(args.trace):
-            print(
-                f"simdist demo: --trace {args.trace} is a directory; name a file", file=sys.stderr
-            )
-            return 2
-
     demo.run(
         epochs=args.epochs,
         num_train=args.train_size,
@@ -111,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-progress", action="store_true", help="no progress bar")
     demo.add_argument(
         "--trace",
+        type=output_file,
         default="simdist-demo.trace.json",
         help="where to write the Chrome trace of the profiled step ('' to skip)",
     )

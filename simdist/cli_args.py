@@ -28,6 +28,7 @@ __all__ = [
     "nonempty",
     "script_file",
     "read_text_file",
+    "output_file",
 ]
 
 INT64_MAX = 2**63 - 1  # TensorFlow's sizes and seeds are int64
@@ -129,6 +130,8 @@ def nonempty(text: str) -> str:
 def _check_readable_file(path: str) -> None:
     if not path.strip():
         raise argparse.ArgumentTypeError("must name a file, got ''")
+    if "\x00" in path:
+        raise argparse.ArgumentTypeError(f"{path!r} holds a NUL byte; no file can be named so")
     if not os.path.exists(path):
         raise argparse.ArgumentTypeError(f"no such file: {path}")
     if os.path.isdir(path):
@@ -165,3 +168,20 @@ def read_text_file(path: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{path} is not UTF-8 text (byte {error.start} is {byte!r})"
         ) from None
+
+
+def output_file(path: str) -> str:
+    """An argparse type: a file to write (its folder exists and is writable); ``''`` passes
+    through (the commands read it as "do not write")."""
+    if path == "":
+        return path
+    if "\x00" in path:
+        raise argparse.ArgumentTypeError(f"{path!r} holds a NUL byte; no file can be named so")
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path} is a directory; name a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"{path}: folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{path}: folder {folder} is not writable")
+    return path

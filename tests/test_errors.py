@@ -7,8 +7,14 @@ from simdist import errors
 
 @pytest.mark.parametrize(
     "name, code",
-    [("InvalidArgumentError", 3), ("NotFoundError", 5), ("OutOfRangeError", 11),
-     ("UnimplementedError", 12), ("DeadlineExceededError", 4), ("AbortedError", 10)],
+    [
+        ("InvalidArgumentError", 3),
+        ("NotFoundError", 5),
+        ("OutOfRangeError", 11),
+        ("UnimplementedError", 12),
+        ("DeadlineExceededError", 4),
+        ("AbortedError", 10),
+    ],
 )
 def test_error_classes_have_tf_names_and_codes(name, code):
     cls = getattr(errors, name)

@@ -21,8 +21,7 @@ def _pyproject() -> dict:
 def test_every_package_folder_is_listed_in_pyproject():
     listed = set(_pyproject()["tool"]["setuptools"]["packages"])
     found = {
-        ".".join(p.parent.relative_to(ROOT).parts)
-        for p in (ROOT / "simdist").rglob("__init__.py")
+        ".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "simdist").rglob("__init__.py")
     }
     found.add("simdist_reference")
     assert found == listed, f"missing: {sorted(found - listed)}, stale: {sorted(listed - found)}"
@@ -36,8 +35,20 @@ def test_runtime_dependencies_are_numpy_and_threadpoolctl():
 
 
 def test_reference_imports_numpy_only():
-    allowed = {"numpy", "__future__", "dataclasses", "enum", "itertools", "math", "typing",
-               "collections", "functools", "json", "fnmatch", "simdist_reference"}
+    allowed = {
+        "numpy",
+        "__future__",
+        "dataclasses",
+        "enum",
+        "itertools",
+        "math",
+        "typing",
+        "collections",
+        "functools",
+        "json",
+        "fnmatch",
+        "simdist_reference",
+    }
     for path in (ROOT / "reference").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
@@ -76,8 +87,9 @@ def test_repository_tracks_no_binary_or_large_file():
     import subprocess
 
     try:
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                             check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     for name in filter(None, out.decode().split("\0")):

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from simdist.cli_args import integer, number
+from simdist.cli_args import integer, nonempty, number, output_file
 
 __all__ = ["add_parser", "MAX_SIZE_BYTES", "MAX_ROWS"]
 
@@ -44,6 +44,8 @@ def _topology(name: str, no_limit: bool):
         return resolve(name, None if no_limit else MAX_DEVICES)
     except OSError as error:  # a topology file that cannot be read
         raise _UsageError(f"--topology {name}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise _UsageError(f"--topology {name!r}: {error}") from None
 
 
 def _check_trace_path(path: str | None) -> None:
@@ -58,11 +60,21 @@ def _check_trace_path(path: str | None) -> None:
         raise _UsageError(f"--trace {path}: folder {folder} is not writable")
 
 
-def _sizes(args: argparse.Namespace) -> list[int]:
-    from simdist.cost.report import parse_size, size_range
+def _size(text: str, flag: str) -> int:
+    from simdist.cost.report import parse_size
 
-    low, high = parse_size(args.minbytes), parse_size(args.maxbytes)
-    step = parse_size(args.stepbytes)
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise _UsageError(f"{flag}: {error}") from None
+
+
+def _sizes(args: argparse.Namespace) -> list[int]:
+    from simdist.cost.report import size_range
+
+    low = _size(args.minbytes, "-b/--minbytes")
+    high = _size(args.maxbytes, "-e/--maxbytes")
+    step = _size(args.stepbytes, "-i/--stepbytes")
     if not args.no_size_limit and max(low, high) > MAX_SIZE_BYTES:
         raise _UsageError(
             f"size {max(low, high)} B is above the limit of {MAX_SIZE_BYTES} B (1 TiB); pass "
@@ -93,6 +105,30 @@ def _sizes(args: argparse.Namespace) -> list[int]:
     return size_range(low, high, factor or 1, step)
 
 
+def _check_collective_flags(args: argparse.Namespace, topology) -> None:
+    """-d, -o, --proto and --algo checked one by one, so the message names the flag."""
+    from simdist.cost.nccl_constants import PROTOCOLS
+    from simdist.cost.pricing import price_call
+    from simdist.cost.report import NCCL_OPS, NCCL_TYPES
+
+    if args.datatype not in NCCL_TYPES:
+        raise _UsageError(
+            f"-d/--datatype: unknown type {args.datatype!r}; use one of {sorted(NCCL_TYPES)}"
+        )
+    if args.op not in NCCL_OPS:
+        raise _UsageError(f"-o/--op: unknown reduction {args.op!r}; use one of {NCCL_OPS}")
+    if args.proto != "auto" and args.proto not in PROTOCOLS:
+        raise _UsageError(
+            f"--proto: unknown NCCL protocol {args.proto!r}; use auto or {', '.join(PROTOCOLS)}"
+        )
+    ranks = args.ngpus or topology.num_devices
+    if 2 <= ranks <= topology.num_devices:  # the real call's ranks; one small buffer
+        try:
+            price_call(CLI_COLLECTIVES[args.collective], args.algo, ranks, 1024, topology)
+        except ValueError as error:
+            raise _UsageError(f"--algo {args.algo}: {error}") from None
+
+
 def _collective(args: argparse.Namespace) -> int:
     from simdist.cost.report import format_nccl_table, nccl_table
 
@@ -103,6 +139,13 @@ def _collective(args: argparse.Namespace) -> int:
             raise _UsageError(
                 f"-g/--ngpus {args.ngpus} does not fit {topology.name!r} with "
                 f"{topology.num_devices} devices; use 1 to {topology.num_devices}"
+            )
+        _check_collective_flags(args, topology)
+        ranks = args.ngpus or topology.num_devices
+        if args.root >= ranks:  # nccl-tests takes -r for every test; only an existing rank
+            raise _UsageError(
+                f"-r/--root: root rank {args.root} is outside the {ranks} ranks; use 0 to "
+                f"{ranks - 1}"
             )
         rows = nccl_table(
             CLI_COLLECTIVES[args.collective],
@@ -141,13 +184,12 @@ def _check_overhead(value: float, flag: str) -> float:
 
 def _step(args: argparse.Namespace) -> int:
     from simdist.cost.assumptions import StepAssumptions
-    from simdist.cost.report import parse_size
     from simdist.cost.step import format_step_report, scaling_table
 
     try:
         if args.model not in args.models:
             names = ", ".join(args.models) or "none"
-            raise _UsageError(f"unknown model {args.model!r}; use one of: {names}")
+            raise _UsageError(f"--model: unknown model {args.model!r}; use one of: {names}")
         counts = []
         for text in args.devices.split(","):
             if not text.strip().isdigit() or int(text) < 1:
@@ -170,7 +212,28 @@ def _step(args: argparse.Namespace) -> int:
                 args.framework_overhead_us, "--framework-overhead-us"
             ),
         )
+        from simdist.cost.compute import DTYPE_SIZES
+
+        if args.dtype not in DTYPE_SIZES:
+            raise _UsageError(
+                f"--dtype: unknown dtype {args.dtype!r}; use one of {sorted(DTYPE_SIZES)}"
+            )
+        bucket = _size(args.bucket, "--bucket")
+        if bucket < 1:
+            raise _UsageError(f"--bucket must be a positive size (25M, 1K), got {args.bucket!r}")
         topology = _topology(args.topology, False)
+        if max(counts) > topology.num_devices:
+            raise _UsageError(
+                f"--devices {args.devices}: {topology.name!r} has {topology.num_devices} "
+                f"devices, fewer than {max(counts)}; use a larger --topology"
+            )
+        if topology.num_devices >= 2:  # one device prices no all-reduce: check --algo anyway
+            from simdist.cost.pricing import price_call
+
+            try:
+                price_call("all_reduce", args.algo, 2, 1024, topology)
+            except ValueError as error:
+                raise _UsageError(f"--algo {args.algo}: {error}") from None
         rows = scaling_table(
             args.models[args.model](),
             shape,
@@ -178,7 +241,7 @@ def _step(args: argparse.Namespace) -> int:
             topology,
             counts,
             algorithm=args.algo,
-            bucket_bytes=parse_size(args.bucket),
+            bucket_bytes=bucket,
             dtype=args.dtype,
             optimizer=args.optimizer,
             assumptions=assumptions,
@@ -224,6 +287,7 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
         p.add_argument("--topology", default="dgx-h100", help=topo_help)
         p.add_argument(
             "--algo",
+            type=nonempty,
             default="auto",
             help="auto (NCCL's model on GPU systems, else the selector), nccl, nccl:ring, "
             "nccl:tree, nccl:nvls, nccl:nvls_tree, or a simdist schedule (ring, tree, ...)",
@@ -254,7 +318,7 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
     step.add_argument("--topology", default="dgx-h100", help=topo_help)
     step.add_argument("--batch-per-device", type=integer(1), default=64)
     step.add_argument("--devices", default="1,2,4,8", help="comma-separated device counts")
-    step.add_argument("--algo", default="auto", help="all-reduce algorithm, or auto")
+    step.add_argument("--algo", type=nonempty, default="auto", help="all-reduce algorithm, or auto")
     step.add_argument("--bucket", default="25M", help="gradient bucket size (25M)")
     step.add_argument("--dtype", default="float32")
     step.add_argument("--optimizer", default="adam", choices=("sgd", "momentum", "adam"))
@@ -270,5 +334,10 @@ def add_parser(sub, models: dict[str, Callable[[], object]] | None = None) -> No
         default=defaults.framework_overhead * 1e6,
         help="microseconds of framework (Python, dispatch) per op (the step model's assumption)",
     )
-    step.add_argument("--trace", default=None, help="write the largest step's Chrome trace here")
+    step.add_argument(
+        "--trace",
+        type=output_file,
+        default=None,
+        help="write the largest step's Chrome trace here",
+    )
     step.set_defaults(handler=_step, models=models)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simdist.cli_args import integer, nonempty
+from simdist.cli_args import integer, nonempty, output_file
 
 # The most replicas / workers / examples one run starts: a conformance run is a test, and
 # these are orders of magnitude above what any property needs.
@@ -42,7 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=None,
         help="comma-separated property id globs, e.g. 'reduce.*,input.*' (default: all)",
     )
-    parser.add_argument("--junit", default=None, help="write a JUnit XML report here")
+    parser.add_argument(
+        "--junit", type=output_file, default=None, help="write a JUnit XML report here"
+    )
     parser.add_argument(
         "--max-examples",
         type=integer(1, MAX_EXAMPLES),

@@ -241,7 +241,10 @@ def run_from_args(args: argparse.Namespace, out=None) -> int:
             return 2
     selected = select(args.properties)
     if not selected:
-        print(f"simdist conformance: no property matches {args.properties!r}", file=sys.stderr)
+        print(
+            f"simdist conformance: --properties: no property matches {args.properties!r}",
+            file=sys.stderr,
+        )
         return 2
     if args.list:
         for prop in selected:

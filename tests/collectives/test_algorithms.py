@@ -151,10 +151,7 @@ VALIDITY_CASES = [(c, a) for c, a in CASES if c != "all_to_all"]
 
 # Every (collective, algorithm, p) that exists: ring_per_dimension needs a torus of p ranks.
 VALIDITY_PARAMS = [
-    (c, a, p)
-    for c, a in VALIDITY_CASES
-    for p in range(1, 10)
-    if shape_kwargs(a, p) is not None
+    (c, a, p) for c, a in VALIDITY_CASES for p in range(1, 10) if shape_kwargs(a, p) is not None
 ]
 
 

@@ -14,8 +14,10 @@ from simdist.core.device import canonical_name
         ("/device:GPU:2", "/job:localhost/replica:0/task:0/device:GPU:2"),
         ("cpu", "/job:localhost/replica:0/task:0/device:CPU:0"),
         ("/job:worker/task:1/device:GPU:3", "/job:worker/replica:0/task:1/device:GPU:3"),
-        ("/job:localhost/replica:0/task:0/device:TPU:7",
-         "/job:localhost/replica:0/task:0/device:TPU:7"),
+        (
+            "/job:localhost/replica:0/task:0/device:TPU:7",
+            "/job:localhost/replica:0/task:0/device:TPU:7",
+        ),
     ],
 )
 def test_canonical_names(name, canonical):

@@ -13,9 +13,11 @@ from simdist.core import nest
 leaves = st.integers()
 structures = st.recursive(
     leaves,
-    lambda children: st.lists(children, max_size=3)
-    | st.tuples(children, children)
-    | st.dictionaries(st.text("abc", min_size=1, max_size=2), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.tuples(children, children)
+        | st.dictionaries(st.text("abc", min_size=1, max_size=2), children, max_size=3)
+    ),
     max_leaves=12,
 )
 

@@ -17,7 +17,7 @@ from simdist.topology import get_topology, save_topology
         (["cost", "allreduce", "-f", "0"], "-f/--stepfactor 0 does not grow the size"),
         (["cost", "allreduce", "-f", "-2"], "-f/--stepfactor -2 does not grow the size"),
         (["cost", "allreduce", "-b", "8", "-e", "8G", "-i", "1"], "more than 4096"),
-        (["cost", "broadcast", "-r", "99"], "root rank 99 is outside the 8 ranks"),
+        (["cost", "broadcast", "-r", "99"], "-r/--root: root rank 99 is outside the 8 ranks"),
         (["cost", "reduce", "-r", "-1"], "argument -r/--root: must be an integer >= 0"),
         (["cost", "allreduce", "-g", "0"], "argument -g/--ngpus: must be an integer >= 1"),
         (["cost", "allreduce", "-g", "9"], "-g/--ngpus 9 does not fit"),

@@ -96,8 +96,38 @@ def test_interleave_follows_tfs_documented_example():
     ds = Dataset.range(1, 6).interleave(
         lambda x: Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4
     )
-    assert values(ds) == [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3, 4, 4,
-                          5, 5, 5, 5, 5, 5]
+    assert values(ds) == [
+        1,
+        1,
+        1,
+        1,
+        2,
+        2,
+        2,
+        2,
+        1,
+        1,
+        2,
+        2,
+        3,
+        3,
+        3,
+        3,
+        4,
+        4,
+        4,
+        4,
+        3,
+        3,
+        4,
+        4,
+        5,
+        5,
+        5,
+        5,
+        5,
+        5,
+    ]
 
 
 @given(st.lists(st.integers(0, 5), max_size=8), st.integers(1, 4), st.integers(1, 3))

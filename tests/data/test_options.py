@@ -8,8 +8,16 @@ from simdist.data.experimental import AutoShardPolicy, DistributeOptions
 
 
 def test_auto_shard_policy_numbers_are_tfs():
-    assert [int(p) for p in (AutoShardPolicy.OFF, AutoShardPolicy.AUTO, AutoShardPolicy.FILE,
-                             AutoShardPolicy.DATA, AutoShardPolicy.HINT)] == [-1, 0, 1, 2, 3]
+    assert [
+        int(p)
+        for p in (
+            AutoShardPolicy.OFF,
+            AutoShardPolicy.AUTO,
+            AutoShardPolicy.FILE,
+            AutoShardPolicy.DATA,
+            AutoShardPolicy.HINT,
+        )
+    ] == [-1, 0, 1, 2, 3]
     assert tf.data.experimental.AUTOTUNE == tf.data.AUTOTUNE == -1
     assert tf.data.experimental.INFINITE_CARDINALITY == -1
     assert tf.data.experimental.UNKNOWN_CARDINALITY == -2

@@ -48,7 +48,7 @@ def test_first_dimensions_must_agree():
 def test_from_tensors_is_one_element():
     ds = Dataset.from_tensors(([1.0], {"k": np.int64(3)}))
     assert int(ds.cardinality()) == 1
-    (x, d), = list(ds)
+    ((x, d),) = list(ds)
     assert x.shape == (1,) and d["k"].dtype == tf.int64
 
 

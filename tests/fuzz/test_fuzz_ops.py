@@ -59,6 +59,7 @@ def _numpy_axis(axis, rank):
 @example(name="reduce_max", shape=(0,), dtype="float32", axis=0, keepdims=False)
 @example(name="reduce_sum", shape=(2, 2), dtype="int32", axis=-3, keepdims=True)
 @example(name="reduce_mean", shape=(0,), dtype="int32", axis=None, keepdims=False)  # TF: 0
+@example(name="reduce_max", shape=(0,), dtype="float32", axis=[[0]], keepdims=False)  # was ok
 def test_reductions_match_numpy_or_refuse(name, shape, dtype, axis, keepdims):
     x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) % 5
     x = x.astype(dtype)

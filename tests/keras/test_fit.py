@@ -157,8 +157,9 @@ def test_verbose_formats(capsys):
     model.fit(X, Y, batch_size=16, epochs=2, verbose=2)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Epoch 1/2"
-    assert re.match(r"^3/3 - \d+s - loss: \d+\.\d{4} - \d+m?s/epoch - \d+(ms|us|s)/step$",
-                    lines[1]), lines[1]
+    assert re.match(
+        r"^3/3 - \d+s - loss: \d+\.\d{4} - \d+m?s/epoch - \d+(ms|us|s)/step$", lines[1]
+    ), lines[1]
     model.fit(X, Y, batch_size=16, epochs=1, verbose=1)
     out = capsys.readouterr().out
     assert "Epoch" not in out

@@ -26,7 +26,15 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
     """Normalise ``axis`` to a sorted tuple of non-negative axes of an ``ndim`` input."""
     if axis is None:
         return tuple(range(ndim))
-    raw = np.asarray(axis._value if isinstance(axis, Tensor) else axis)
+    try:
+        raw = np.asarray(axis._value if isinstance(axis, Tensor) else axis)
+    except ValueError:  # a ragged list of lists
+        raw = np.asarray([None], dtype=object)
+    if raw.ndim > 1:
+        raise errors.InvalidArgumentError(
+            f"Invalid reduction arguments: Axes must be at most rank 1, got {axis!r} of shape "
+            f"{list(raw.shape)}; pass an int or a flat list of ints."
+        )
     if raw.dtype.kind not in "iu" and raw.size:
         raise errors.InvalidArgumentError(
             f"Value for attr 'Tidx' of {raw.dtype} is not in the list of allowed values: int32, "
