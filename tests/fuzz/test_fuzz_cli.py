@@ -278,3 +278,23 @@ def test_launch_runs_a_real_script(files, tmp_path):
     assert code == 0, err
     assert out.count("args ['--lr', '-5']") == 2  # the script's own flags are its own
     assert os.path.exists(script)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["launch", "{missing}"], "argument script: no such file"),
+        (["launch", "{folder}"], "is a directory; name a file"),
+        (["launch", "{garbage}"], "is not a Python script"),
+        (["check-cluster", "--timeout", "-1", CONFIG], "argument --timeout: must be a finite"),
+        (["check-cluster", "{missing}"], "config: no such file"),
+        (["check-cluster", "{garbage}"], "is not UTF-8 text"),
+        (["explain-input", "--elements", "-5", "--batch", "2"], "argument --elements: must be"),
+        (["explain-input", "--elements", "1e7", "--batch", "2"], "pass --no-size-limit"),
+        (["explain-input", "--elements", "10", "--batch", "0"], "argument --batch: must be"),
+    ],
+)
+def test_the_issue_items(argv, message, files):
+    code, _, err = run_cli([_fill(a, files) for a in argv])
+    assert code == 2 and message in err and "Traceback" not in err, err
+    assert "JSON" not in err or "config" not in argv  # a missing file is not a JSON problem

@@ -8,6 +8,8 @@ stays integer (the quotient truncates toward zero), and the gradient of ``reduce
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from simdist import errors
@@ -100,7 +102,8 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
             return make_tensor(np.zeros_like(total), x._dtype)
         quotient = (np.abs(total) // count) * np.sign(total)
         return make_tensor(np.asarray(quotient, dtype=xv.dtype), x._dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is NaN, as TF
         out = make_tensor(np.mean(xv, axis=axes, keepdims=keepdims, dtype=xv.dtype), x._dtype)
 
     def grad(g):
