@@ -127,7 +127,9 @@ class Settings:
         "(`all_reduce=tree,all_gather=ring`); empty: chosen by message size and topology.",
     )
     force_all_reduce: str = _setting(
-        "SIMDIST_FORCE_ALL_REDUCE", "", _text,
+        "SIMDIST_FORCE_ALL_REDUCE",
+        "",
+        _text,
         "Run every cross-replica all-reduce of every strategy with this algorithm (`ring`, "
         "`double_binary_tree`, `recursive_doubling`, `hierarchical`, ...) or `exact` (the "
         "correctly rounded exact sum), whatever the cross-device op would choose; empty: "

@@ -12,34 +12,49 @@ import argparse
 import os
 import sys
 
+from simdist.cli_args import integer, nonempty, number, output_file, script_file
 from simdist.collectives.forced import FORCEABLE
 
 __all__ = ["add_arguments", "run"]
+
+# Bounds of one run (each replay runs the script once per algorithm): far above any use.
+MAX_REPLICAS = 1024
+MAX_WORKERS = 64
+MAX_STEPS = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options (``simdist sensitivity --help``)."""
     from simdist.sim.sensitivity import ATOL, DEFAULT_ALGORITHMS, RTOL
 
-    parser.add_argument("--replicas", type=int, default=4, help="virtual GPUs per host (4)")
+    parser.add_argument(
+        "--replicas", type=integer(1, MAX_REPLICAS), default=4, help="virtual GPUs per host (4)"
+    )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=integer(1, MAX_WORKERS),
         default=1,
         help="workers of a virtual cluster, for MultiWorkerMirroredStrategy (1: one host)",
     )
-    parser.add_argument("--steps", type=int, default=10, help="training steps per replay (10)")
+    parser.add_argument(
+        "--steps", type=integer(1, MAX_STEPS), default=10, help="training steps per replay (10)"
+    )
     parser.add_argument(
         "--algorithms",
+        type=nonempty,
         default=",".join(DEFAULT_ALGORITHMS),
         help=f"comma-separated, from {', '.join(FORCEABLE)} ('tree' = double_binary_tree); "
         f"default {','.join(DEFAULT_ALGORITHMS)}",
     )
-    parser.add_argument("--rtol", type=float, default=RTOL, help=f"divergence rtol ({RTOL:g})")
-    parser.add_argument("--atol", type=float, default=ATOL, help=f"divergence atol ({ATOL:g})")
-    parser.add_argument("--plot", default=None, help="write the loss curves here (PNG)")
+    parser.add_argument("--rtol", type=number(0), default=RTOL, help=f"divergence rtol ({RTOL:g})")
+    parser.add_argument("--atol", type=number(0), default=ATOL, help=f"divergence atol ({ATOL:g})")
+    parser.add_argument(
+        "--plot", type=output_file, default=None, help="write the loss curves here (PNG)"
+    )
     parser.add_argument("--show-output", action="store_true", help="show what the script prints")
-    parser.add_argument("script", help="the training script, run unmodified as __main__")
+    parser.add_argument(
+        "script", type=script_file, help="the training script, run unmodified as __main__"
+    )
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
 
 
@@ -55,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         algorithms = resolve_algorithms([a for a in args.algorithms.split(",") if a.strip()])
     except ValueError as exc:
-        return _fail(str(exc))
+        return _fail(f"--algorithms: {exc}")
     for name in ("replicas", "workers", "steps"):
         if getattr(args, name) < 1:
             return _fail(f"--{name} must be >= 1, got {getattr(args, name)}")

@@ -29,6 +29,7 @@ BASES = {
     ("demo",): ["--train-size", "8", "--test-size", "8", "--epochs", "1", "--trace", ""],
     ("explain-input",): ["--elements", "4", "--batch", "2"],
     ("launch",): ["{script}"],
+    ("sensitivity",): ["{script}"],  # trains no step: exit 2 even if a bad value got through
     ("check-cluster",): [CONFIG],
     ("cost", "step"): ["--devices", "1"],
     ("topology", "show"): ["dgx-h100"],
@@ -73,6 +74,16 @@ BAD = {
     ("launch",): {
         "--workers": [*POSITIVE_BAD, "100000"],
         "--devices-per-worker": [*INT_BAD, "100000"],
+        "script": ["{missing}", "{folder}", "{garbage}", ""],
+    },
+    ("sensitivity",): {
+        "--replicas": [*POSITIVE_BAD, "100000"],
+        "--workers": [*POSITIVE_BAD, "100000"],
+        "--steps": [*POSITIVE_BAD, "10000000"],
+        "--algorithms": ["", "bogus", ","],
+        "--rtol": ["-1", "nan", "inf", "", "x"],
+        "--atol": ["-1", "nan", "inf", "", "x"],
+        "--plot": ["{missing_folder}/p.png", "{folder}"],
         "script": ["{missing}", "{folder}", "{garbage}", ""],
     },
     ("check-cluster",): {
@@ -179,12 +190,12 @@ def _argv(path, flag, value, files):
     value = _fill(value, files)
     if flag.startswith("-"):
         given = [flag, value]
-        if path == ("launch",):  # options before the script: what follows is the script's
+        if path in (("launch",), ("sensitivity",)):  # options first: the rest is the script's
             return [*path, *given, *base]
         return [*path, *base, *given]
     # a positional: it replaces the base's positional (the only one of each command)
     keep = [b for b in base if b.startswith("-") or base.index(b) % 2]
-    if path in (("launch",), ("check-cluster",), ("topology", "show")):
+    if path in (("launch",), ("sensitivity",), ("check-cluster",), ("topology", "show")):
         keep = []
     return [*path, *keep, value]
 
@@ -203,7 +214,7 @@ def _names_the_flag(err, path, flag):
     return any(w in err for w in words[flag])
 
 
-CASES = [(p, f, v) for p, f in FLAGS for v in BAD[p][f]]
+CASES = [(p, f, v) for p, f in FLAGS for v in BAD.get(p, {}).get(f, [])]
 
 
 @budget(90)
@@ -229,7 +240,7 @@ def test_bad_values_exit_two_naming_the_flag(case, files):
 @given(flag=st.sampled_from(FLAGS), text=st.text(max_size=12))
 def test_random_text_never_tracebacks(flag, text, files):
     path, name = flag
-    if path in (("demo",), ("conformance",), ("launch",)) and not text.strip():
+    if path in (("demo",), ("conformance",), ("launch",), ("sensitivity",)) and not text.strip():
         return  # an empty --trace / --junit '' skips the file: a real (small) run
     argv = _argv(path, name, text, files)
     if path == ("conformance",):
