@@ -60,8 +60,10 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return out.reshape(shape)
 
 
-def int_list(value, what: str) -> list[int]:
-    """A list of Python ints from an int, list, tuple, TensorShape or integer tensor."""
+def int_list(value, what: str, vector: bool = False) -> list[int]:
+    """A list of Python ints from an int, list, tuple, TensorShape or integer tensor
+    (flattened; with ``vector``, a nested list is an InvalidArgumentError, as TF's perm,
+    axis and multiples arguments are)."""
     if type(value) in (list, tuple) and all(type(v) is int for v in value):
         return list(value)  # already plain ints (a layer's reshape): nothing to convert
     if isinstance(value, Tensor) or hasattr(value, "_to_tensor"):
@@ -72,6 +74,11 @@ def int_list(value, what: str) -> list[int]:
         arr = np.asarray(value)  # a list may hold scalar tensors: [tf.shape(x)[0], -1]
     if arr.size and arr.dtype.kind not in "iu":
         raise TypeError(f"{what} must hold integers, got {value!r}.")
+    if vector and arr.ndim > 1:  # TF: a vector of ints (a nested list is not flattened)
+        raise errors.InvalidArgumentError(
+            f"{what} must be an int or a flat list of ints, got {value!r} of shape "
+            f"{list(arr.shape)}."
+        )
     return [int(v) for v in arr.reshape(-1)]
 
 

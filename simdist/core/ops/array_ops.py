@@ -57,7 +57,7 @@ def reshape(tensor, shape, name=None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     xv = x._value
-    dims = int_list(shape, "shape")
+    dims = int_list(shape, "shape", vector=True)
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1:
         raise errors.InvalidArgumentError(
@@ -113,7 +113,9 @@ def squeeze(input, axis=None, name=None) -> Tensor:
         axes = tuple(i for i, d in enumerate(xv.shape) if d == 1)
     else:
         axes = tuple(
-            sorted({normalize_axis(a, xv.ndim, "Squeeze") for a in int_list(axis, "axis")})
+            sorted(
+                {normalize_axis(a, xv.ndim, "Squeeze") for a in int_list(axis, "axis", vector=True)}
+            )
         )
         for a in axes:
             if xv.shape[a] != 1:
@@ -161,8 +163,11 @@ def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
     """Permute axes: output axis ``i`` is input axis ``perm[i]`` (default: reversed)."""
     x = convert_to_tensor(a)
     xv = x._value
-    order = list(builtins.range(xv.ndim))[::-1] if perm is None else int_list(perm, "perm")
-    if sorted(o % max(xv.ndim, 1) for o in order) != list(builtins.range(xv.ndim)):
+    order = (
+        list(builtins.range(xv.ndim))[::-1] if perm is None else int_list(perm, "perm", vector=True)
+    )
+    in_range = all(-xv.ndim <= o < xv.ndim for o in order)
+    if not in_range or sorted(o % max(xv.ndim, 1) for o in order) != list(builtins.range(xv.ndim)):
         raise errors.InvalidArgumentError(
             f"transpose expects a permutation of 0..{xv.ndim - 1}, got perm {order} [Op:Transpose]."
         )

@@ -126,9 +126,14 @@ def one_hot(
     ``dtype``, else that of ``on_value``/``off_value``, else float32.
     """
     idx = convert_to_tensor(indices)
+    if idx._value.size == 0 and not idx._dtype.is_integer:  # [] reads as float32
+        idx = make_tensor(idx._value.astype(np.int64), dtypes.int64)
     if not idx._dtype.is_integer:
         raise TypeError(f"one_hot indices must be integers, got {idx._dtype.name}.")
-    depth = int(depth)
+    raw_depth = getattr(depth, "_value", depth)
+    if isinstance(raw_depth, (bool, np.bool_)) or np.asarray(raw_depth).dtype.kind not in "iu":
+        raise TypeError(f"one_hot depth must be an int, got {depth!r}.")
+    depth = int(raw_depth)
     if depth < 0:
         raise errors.InvalidArgumentError(f"depth must be non-negative, got {depth}.")
     if dtype is None:

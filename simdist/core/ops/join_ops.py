@@ -126,7 +126,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
         )
         == 0
     ):
-        parts = int(num_or_size_splits)
+        count = getattr(num_or_size_splits, "_value", num_or_size_splits)
+        if isinstance(count, (bool, np.bool_)) or np.asarray(count).dtype.kind not in "iu":
+            raise TypeError(
+                f"num_or_size_splits must be an int or a list of ints, got {num_or_size_splits!r}."
+            )
+        parts = int(count)
         if parts <= 0 or length % parts:
             raise errors.InvalidArgumentError(
                 f"Number of ways to split should evenly divide the split dimension, but got "
@@ -135,6 +140,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
         sizes = [length // parts] * parts
     else:
         sizes = int_list(num_or_size_splits, "num_or_size_splits")
+        if not sizes:
+            raise errors.InvalidArgumentError(
+                "num_or_size_splits is an empty list: num_split must be at least 1 [Op:SplitV]; "
+                "pass the sizes of the parts, e.g. [2, -1]."
+            )
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
         if sum(sizes) != length or any(s < 0 for s in sizes):
