@@ -164,7 +164,9 @@ class Settings:
         "leaves them as BLAS's own variables set them (bits then follow the thread count).",
     )
     malloc_policy: str = _setting(
-        "SIMDIST_MALLOC", "simdist", _malloc,
+        "SIMDIST_MALLOC",
+        "simdist",
+        _malloc,
         "`simdist`: at `import simdist`, glibc's mmap threshold 32 MiB and trim threshold 64 "
         "MiB, so large temporaries reuse the heap (docs/performance.md); `inherit`: leave "
         "the allocator alone. No result depends on it.",

@@ -10,7 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from simdist.cli_args import integer, script_file
+
 __all__ = ["add_parser", "run"]
+
+# Bounds of one check (it runs the script twice): far above any use.
+MAX_REPLICAS = 1024
+MAX_WORKERS = 64
+MAX_STEPS = 1_000_000
 
 
 def add_parser(sub) -> None:
@@ -22,11 +29,16 @@ def add_parser(sub) -> None:
     )
     p.add_argument(
         "--replicas",
-        type=int,
+        type=integer(1, MAX_REPLICAS),
         default=None,
         help="virtual GPUs of the replicated run (default: what the script asks for)",
     )
-    p.add_argument("--steps", type=int, default=2, help="training steps to compare (default 2)")
+    p.add_argument(
+        "--steps",
+        type=integer(1, MAX_STEPS),
+        default=2,
+        help="training steps to compare (default 2)",
+    )
     p.add_argument(
         "--strategy",
         choices=("auto", "multi_worker"),
@@ -34,8 +46,13 @@ def add_parser(sub) -> None:
         help="auto: run the script as it is; multi_worker: run it on every worker "
         "of a virtual cluster (--workers)",
     )
-    p.add_argument("--workers", type=int, default=2, help="workers for --strategy multi_worker")
-    p.add_argument("script", help="the Python file to run as __main__")
+    p.add_argument(
+        "--workers",
+        type=integer(1, MAX_WORKERS),
+        default=2,
+        help="workers for --strategy multi_worker",
+    )
+    p.add_argument("script", type=script_file, help="the Python file to run as __main__")
     p.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     p.set_defaults(handler=run)
 

@@ -30,6 +30,7 @@ BASES = {
     ("explain-input",): ["--elements", "4", "--batch", "2"],
     ("launch",): ["{script}"],
     ("sensitivity",): ["{script}"],  # trains no step: exit 2 even if a bad value got through
+    ("check-step",): ["{script}"],  # trains no step: exit 2 as well
     ("check-cluster",): [CONFIG],
     ("cost", "step"): ["--devices", "1"],
     ("topology", "show"): ["dgx-h100"],
@@ -86,6 +87,13 @@ BAD = {
         "--plot": ["{missing_folder}/p.png", "{folder}"],
         "script": ["{missing}", "{folder}", "{garbage}", ""],
     },
+    ("check-step",): {
+        "--replicas": [*POSITIVE_BAD, "100000"],
+        "--steps": [*POSITIVE_BAD, "10000000"],
+        "--strategy": ["", "bogus"],
+        "--workers": [*POSITIVE_BAD, "100000"],
+        "script": ["{missing}", "{folder}", "{garbage}", ""],
+    },
     ("check-cluster",): {
         "config": ["{missing}", "{folder}", "{garbage}", "[1, 2]", '{"cluster": 3}', "{"],
         "--devices-per-worker": [*INT_BAD, "100000"],
@@ -121,6 +129,8 @@ BAD = {
 }
 for _name in ("allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall"):
     BAD[("cost", _name)] = dict(_COST_COLLECTIVE)
+# the commands that run a script: their options come before it
+SCRIPT_COMMANDS = (("launch",), ("sensitivity",), ("check-step",))
 # options that take no value, and the script's own arguments (anything is theirs)
 NO_VALUE = {"args"}
 
@@ -190,12 +200,12 @@ def _argv(path, flag, value, files):
     value = _fill(value, files)
     if flag.startswith("-"):
         given = [flag, value]
-        if path in (("launch",), ("sensitivity",)):  # options first: the rest is the script's
+        if path in SCRIPT_COMMANDS:  # options first: what follows the script is its own
             return [*path, *given, *base]
         return [*path, *base, *given]
     # a positional: it replaces the base's positional (the only one of each command)
     keep = [b for b in base if b.startswith("-") or base.index(b) % 2]
-    if path in (("launch",), ("sensitivity",), ("check-cluster",), ("topology", "show")):
+    if path in (*SCRIPT_COMMANDS, ("check-cluster",), ("topology", "show")):
         keep = []
     return [*path, *keep, value]
 
@@ -240,7 +250,7 @@ def test_bad_values_exit_two_naming_the_flag(case, files):
 @given(flag=st.sampled_from(FLAGS), text=st.text(max_size=12))
 def test_random_text_never_tracebacks(flag, text, files):
     path, name = flag
-    if path in (("demo",), ("conformance",), ("launch",), ("sensitivity",)) and not text.strip():
+    if path in (("demo",), ("conformance",), *SCRIPT_COMMANDS) and not text.strip():
         return  # an empty --trace / --junit '' skips the file: a real (small) run
     argv = _argv(path, name, text, files)
     if path == ("conformance",):

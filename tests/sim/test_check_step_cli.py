@@ -101,9 +101,9 @@ def test_scenarios_are_equivalent(argv, capsys):
 
 def test_bad_input_exits_2(tmp_path, capsys):
     assert main(["check-step", str(tmp_path / "missing.py")]) == 2
-    assert "no such script" in capsys.readouterr().err
+    assert "argument script: no such file" in capsys.readouterr().err
     assert main(["check-step", "--steps", "0", _script(tmp_path)]) == 2
-    assert "steps must be an int >= 1" in capsys.readouterr().err
+    assert "argument --steps: must be an integer in [1, " in capsys.readouterr().err
     idle = tmp_path / "idle.py"
     idle.write_text("import simdist as tf\nprint(tf.constant(1.0))\n")
     assert main(["check-step", str(idle)]) == 2
