@@ -78,6 +78,8 @@ def _by_images(xp: np.ndarray, block) -> None:
     """``block(images)`` for each slice of a few images of ``xp``, on the intra-op threads
     (element-wise work on disjoint images: the same bits however it is shared out)."""
     n = xp.shape[0]
+    if n == 0:  # an empty batch (a replica's share of a last partial batch): nothing to do
+        return
     step = items_per_block(xp[0].size, _BLOCK_ELEMENTS)
     run_blocks(-(-n // step), lambda b: block(slice(b * step, min(n, (b + 1) * step))))
 

@@ -128,7 +128,12 @@ class Flatten(Layer):
         shape = static_shape(inputs)
         if len(shape) == 1:
             return array_ops.expand_dims(inputs, 1)
-        return array_ops.reshape(inputs, [shape[0], -1])
+        # the product of the known dimensions, as Keras: an empty batch (a replica's share
+        # of a last partial batch) flattens too, where reshape(x, [0, -1]) cannot infer -1
+        rest = shape[1:]
+        if any(d is None for d in rest):
+            return array_ops.reshape(inputs, [shape[0], -1])
+        return array_ops.reshape(inputs, [shape[0], math.prod(rest)])
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": "channels_last"}
