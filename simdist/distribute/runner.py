@@ -32,7 +32,13 @@ from typing import Any
 from simdist import errors, settings
 from simdist.distribute import replica_affinity
 
-__all__ = ["Collective", "CollectiveMismatchError", "ReplicaRunner", "current_replica"]
+__all__ = [
+    "Collective",
+    "CollectiveMismatchError",
+    "ReplicaRunner",
+    "current_replica",
+    "unwind_if_stopped",
+]
 
 
 class CollectiveMismatchError(errors.InvalidArgumentError):
@@ -201,6 +207,19 @@ if hasattr(os, "register_at_fork"):
 
 def current_replica() -> _Replica | None:
     return getattr(_local, "replica", None)
+
+
+def unwind_if_stopped() -> None:
+    """Unwind this thread if the run it belongs to was stopped without it.
+
+    A replica (or virtual-cluster worker) stuck past its deadline keeps its thread: Python
+    cannot stop it, and the run returns without it. When it wakes it must not go on with
+    its program (a next ``strategy.run``, seen by whatever listens in the process then);
+    its next collective unwinds it, and so does this check at the start of a run.
+    """
+    rep = getattr(_local, "replica", None)
+    if rep is not None and rep.abort:
+        raise _ReplicaAborted()
 
 
 def _timeout() -> float:

@@ -94,6 +94,7 @@ class Strategy:
                 "function itself and its inputs in args=, e.g. strategy.run(step, args=(x,))."
             )
         kwargs = kwargs or {}
+        runner_lib.unwind_if_stopped()  # a straggler of a stopped cluster runs no more steps
         if state.replica_context is not None:
             raise RuntimeError(
                 "strategy.run was called inside a replica function (nested run). Call the "

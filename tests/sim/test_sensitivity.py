@@ -133,8 +133,9 @@ def test_cli_exit_1_when_a_loss_curve_diverges(script, capsys):
             str(script),
         ]
     )
-    assert code == 1
-    assert "at step" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert code == 1, captured.err + captured.out
+    assert "at step" in captured.out
 
 
 def test_cli_bad_input_exits_2(script, capsys, tmp_path):
