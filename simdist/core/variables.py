@@ -99,6 +99,9 @@ class _VariableMeta(type):
         kwargs.update(zip(_INIT_PARAMS, args, strict=False))  # args may be fewer
         # As TF: creators see every argument, the unspecified ones with their defaults.
         kwargs = {**_creator_defaults(), **kwargs}
+        # The name scope is the caller's (a replica thread's variable is made on another).
+        if state.name_scope:
+            kwargs["name"] = _scoped_name(kwargs.get("name"))
 
         def make(**kw):
             return type.__call__(concrete, **kw)
@@ -107,6 +110,17 @@ class _VariableMeta(type):
         for outer_to_inner in state.variable_creators:
             creator = _chain(outer_to_inner, creator)
         return creator(**kwargs)
+
+
+class _ScopedName(str):
+    """A variable name that already carries its ``tf.name_scope`` prefix."""
+
+
+def _scoped_name(name) -> _ScopedName:
+    if isinstance(name, _ScopedName):
+        return name
+    base = "Variable" if name is None else str(name)
+    return _ScopedName(state.name_scope + base)
 
 
 def _creator_defaults() -> dict:
@@ -187,7 +201,7 @@ class Variable(Trackable, metaclass=_VariableMeta):
                     f"explicitly supplied `shape` argument {self._shape}."
                 )
         self._trainable = bool(trainable)
-        self._name = "Variable" if name is None else str(name)
+        self._name = str(_scoped_name(name))  # inside tf.name_scope("s"): "s/<name>"
         if self._name.endswith(":0"):
             self._name = self._name[:-2]
         self._device = current_device()

@@ -26,6 +26,7 @@ import numpy as np
 
 from simdist.core import check_hook, dtypes, nest, profile_hook, trackable
 from simdist.core.convert import convert_to_tensor
+from simdist.core.module import Module
 from simdist.core.ops import math_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
@@ -63,6 +64,9 @@ class Layer(AutoTrackable):
     Raises:
         TypeError: an unknown keyword argument.
     """
+
+    # tf.Module's attribute walk: the tracking record repeats what the attributes hold
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_tracked",))
 
     _OPENS_NAME_SCOPE = True  # Sequential turns this off, as Keras's Sequential does
 
@@ -441,3 +445,7 @@ class Layer(AutoTrackable):
 
 
 _TRAINABLE_WEIGHTS = Layer.__dict__["trainable_weights"]  # the property, to spot overrides
+
+
+# As in TF, every layer is a tf.Module (its variables are found when a module holds it).
+Module.register(Layer)
