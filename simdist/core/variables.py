@@ -93,6 +93,8 @@ class _VariableMeta(type):
     def __call__(cls, *args, **kwargs):
         concrete = ResourceVariable if cls is Variable else cls  # TF: tf.Variable(...) makes one
         if cls is not Variable or not state.variable_creators:
+            if state.name_scope and concrete is ResourceVariable:
+                args, kwargs = _with_scoped_name(args, kwargs)
             return type.__call__(concrete, *args, **kwargs)
         if len(args) > len(_INIT_PARAMS):
             raise TypeError(f"Variable takes at most {len(_INIT_PARAMS)} positional arguments.")
@@ -121,6 +123,21 @@ def _scoped_name(name) -> _ScopedName:
         return name
     base = "Variable" if name is None else str(name)
     return _ScopedName(state.name_scope + base)
+
+
+_NAME_POSITION = _INIT_PARAMS.index("name")
+
+
+def _with_scoped_name(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    if len(args) > _NAME_POSITION:
+        args = (
+            *args[:_NAME_POSITION],
+            _scoped_name(args[_NAME_POSITION]),
+            *args[_NAME_POSITION + 1 :],
+        )
+    else:
+        kwargs = dict(kwargs, name=_scoped_name(kwargs.get("name")))
+    return args, kwargs
 
 
 def _creator_defaults() -> dict:
@@ -201,7 +218,7 @@ class Variable(Trackable, metaclass=_VariableMeta):
                     f"explicitly supplied `shape` argument {self._shape}."
                 )
         self._trainable = bool(trainable)
-        self._name = str(_scoped_name(name))  # inside tf.name_scope("s"): "s/<name>"
+        self._name = "Variable" if name is None else str(name)  # scoped by _VariableMeta
         if self._name.endswith(":0"):
             self._name = self._name[:-2]
         self._device = current_device()
