@@ -76,6 +76,7 @@ class _Normalization(Layer):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # the mask passes through (Keras 2)
         self.axis = axis if isinstance(axis, int) else tuple(axis)
         self.epsilon = float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
