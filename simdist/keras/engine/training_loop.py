@@ -224,6 +224,9 @@ def fit(
             logs = epoch_logs
             if model.stop_training or data.exhausted:
                 break
+        finalize = getattr(model.optimizer, "finalize_variable_values", None)
+        if epochs > 0 and finalize is not None:  # as Keras: use_ema's averages replace the
+            finalize(model.trainable_variables)  # trained weights when training ends
         cbs.on_train_end(logs)
     object.__setattr__(model, "_class_weight", None)
     return model.history
