@@ -89,6 +89,12 @@ def masking_program(tf, make_strategy, payload):
     out["func/last"] = last_v.numpy()
     out["func/last_has_mask"] = np.array(getattr(last_v, "_keras_mask", None) is not None)
     out["func/masking_out"] = tf.keras.layers.Masking()(features).numpy()
+    # batch statistics of the unmasked steps only
+    norm = tf.keras.layers.BatchNormalization(momentum=0.5)
+    normalized = norm(tf.keras.layers.Masking()(features), training=True)
+    out["bn/out"] = normalized.numpy()
+    out["bn/moving"] = np.stack([norm.moving_mean.numpy(), norm.moving_variance.numpy()])
+    out["bn/keeps_mask"] = np.array(normalized._keras_mask.numpy())
     # a metric object weighted by the mask as compile does (sample_weight = mask)
     metric = tf.keras.metrics.MeanSquaredError()
     metric.update_state(np.ones((2, 4, 3), np.float32), added_v)
