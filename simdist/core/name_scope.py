@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from simdist.core.context import state
 
-__all__ = ["name_scope", "current_name_scope"]
+__all__ = ["name_scope", "current_name_scope", "outside_name_scopes"]
 
 
 def current_name_scope() -> str:
@@ -61,3 +61,15 @@ class name_scope:
 
     def __exit__(self, *exc) -> None:
         state.name_scope = self._previous.pop()
+
+
+class outside_name_scopes:
+    """Back at the root scope for the length of a block (Keras builds models there, in its
+    own graph, whatever ``tf.name_scope`` the user is in)."""
+
+    def __enter__(self) -> None:
+        self._previous = state.name_scope
+        state.name_scope = ""
+
+    def __exit__(self, *exc) -> None:
+        state.name_scope = self._previous

@@ -102,7 +102,7 @@ class _VariableMeta(type):
         # As TF: creators see every argument, the unspecified ones with their defaults.
         kwargs = {**_creator_defaults(), **kwargs}
         # The name scope is the caller's (a replica thread's variable is made on another).
-        if state.name_scope:
+        if state.name_scope or kwargs.get("name") is not None:
             kwargs["name"] = _scoped_name(kwargs.get("name"))
 
         def make(**kw):

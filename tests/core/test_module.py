@@ -87,6 +87,18 @@ def module_program(tf, make_strategy, payload):
             out["root"] = [root, tf.Variable(1.0, name="r").name]
         with tf.name_scope("x") as same:
             out["not_unique"] = [same, tf.Variable(1.0, name="r").name]
+    # Keras under a name scope: a layer built by a call is prefixed, a Sequential model (built
+    # as a graph of its own) is not; a replica function starts at the root scope
+    with tf.name_scope("outer"):
+        dense = tf.keras.layers.Dense(2, name="scoped_dense")
+        dense(tf.ones([1, 3]))
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,), name="seq_dense")])
+        strategy = make_strategy(2)
+        with strategy.scope():
+            mirrored = tf.Variable(1.0, name="m")
+            made = strategy.run(lambda: tf.Variable(2.0, name="q"))
+    out["keras_names"] = [w.name for w in dense.weights + model.weights]
+    out["mirrored_names"] = [c.name for c in mirrored.values + made.values]
     for bad in ["a b", "1abc", "a/b"]:
         try:
             tf.Module(name=bad)

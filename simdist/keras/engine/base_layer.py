@@ -27,6 +27,7 @@ import numpy as np
 from simdist.core import check_hook, dtypes, nest, profile_hook, trackable
 from simdist.core.convert import convert_to_tensor
 from simdist.core.module import Module
+from simdist.core.name_scope import outside_name_scopes
 from simdist.core.ops import math_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
@@ -451,7 +452,8 @@ class Layer(AutoTrackable):
         """``__call__`` on the zeros of a Functional API probe (see keras_tensor)."""
         _CTX.probing += 1
         try:
-            return self(*args, **kwargs)
+            with outside_name_scopes():  # Keras builds symbolic models in its own graph
+                return self(*args, **kwargs)
         finally:
             _CTX.probing -= 1
 
