@@ -439,7 +439,9 @@ class Layer(AutoTrackable):
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
             check_hook.note("layer", layer=self, training=training)
-            if self._supports_masking:
+            if self._supports_masking and (
+                input_masks is not None or type(self).compute_mask is not Layer.compute_mask
+            ):  # (a pass-through layer given no mask has none to attach)
                 masking.attach_output_masks(self, inputs, outputs, input_masks)
             return outputs
         finally:
