@@ -68,7 +68,6 @@ del _SyncBatchNormalization  # tf.keras.layers.experimental.SyncBatchNormalizati
 def __getattr__(name: str):
     raise missing_name("tf.keras.layers", name)
 
-
 # registers the built-in layers' compute descriptions (simdist.core.compute_description)
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_extra as _compute_rules_extra  # noqa: E402, F401
