@@ -28,6 +28,8 @@ from simdist.core.dtypes import string as string
 from simdist.core.dtypes import uint8 as uint8
 from simdist.core.function import executing_eagerly as executing_eagerly
 from simdist.core.function import function as function
+from simdist.core.module import Module as Module
+from simdist.core.name_scope import name_scope as name_scope
 
 # --- ops: TF's top-level names only (tf.math.* / tf.nn.* namespaces re-export math_ops) ---
 from simdist.core.ops.array_ops import broadcast_to as broadcast_to

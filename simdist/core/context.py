@@ -21,6 +21,7 @@ class _ThreadState(threading.local):
         self.strategy_stack: list = []  # entered strategy scopes, innermost last
         self.replica_context = None  # set on replica threads while strategy.run runs fn
         self.process = None  # a ProcessState of this thread's own (a fresh runtime), or None
+        self.name_scope = ""  # the current tf.name_scope ("" or "outer/inner/")
 
 
 state = _ThreadState()

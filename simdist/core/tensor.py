@@ -31,7 +31,8 @@ class Tensor:
            [2]], dtype=int32)>
     """
 
-    __slots__ = ("_value", "_dtype", "_device", "_id", "__weakref__")
+    # _keras_mask: the Keras mask a layer attached (keras.engine.masking); unset otherwise
+    __slots__ = ("_value", "_dtype", "_device", "_id", "_keras_mask", "__weakref__")
     __array_priority__ = 100  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
 
     def __init__(self, value: np.ndarray, dtype: dtypes.DType, device: str) -> None:

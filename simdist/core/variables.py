@@ -93,12 +93,17 @@ class _VariableMeta(type):
     def __call__(cls, *args, **kwargs):
         concrete = ResourceVariable if cls is Variable else cls  # TF: tf.Variable(...) makes one
         if cls is not Variable or not state.variable_creators:
+            if state.name_scope and concrete is ResourceVariable:
+                args, kwargs = _with_scoped_name(args, kwargs)
             return type.__call__(concrete, *args, **kwargs)
         if len(args) > len(_INIT_PARAMS):
             raise TypeError(f"Variable takes at most {len(_INIT_PARAMS)} positional arguments.")
         kwargs.update(zip(_INIT_PARAMS, args, strict=False))  # args may be fewer
         # As TF: creators see every argument, the unspecified ones with their defaults.
         kwargs = {**_creator_defaults(), **kwargs}
+        # The name scope is the caller's (a replica thread's variable is made on another).
+        if state.name_scope or kwargs.get("name") is not None:
+            kwargs["name"] = _scoped_name(kwargs.get("name"))
 
         def make(**kw):
             return type.__call__(concrete, **kw)
@@ -107,6 +112,32 @@ class _VariableMeta(type):
         for outer_to_inner in state.variable_creators:
             creator = _chain(outer_to_inner, creator)
         return creator(**kwargs)
+
+
+class _ScopedName(str):
+    """A variable name that already carries its ``tf.name_scope`` prefix."""
+
+
+def _scoped_name(name) -> _ScopedName:
+    if isinstance(name, _ScopedName):
+        return name
+    base = "Variable" if name is None else str(name)
+    return _ScopedName(state.name_scope + base)
+
+
+_NAME_POSITION = _INIT_PARAMS.index("name")
+
+
+def _with_scoped_name(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    if len(args) > _NAME_POSITION:
+        args = (
+            *args[:_NAME_POSITION],
+            _scoped_name(args[_NAME_POSITION]),
+            *args[_NAME_POSITION + 1 :],
+        )
+    else:
+        kwargs = dict(kwargs, name=_scoped_name(kwargs.get("name")))
+    return args, kwargs
 
 
 def _creator_defaults() -> dict:
@@ -187,7 +218,7 @@ class Variable(Trackable, metaclass=_VariableMeta):
                     f"explicitly supplied `shape` argument {self._shape}."
                 )
         self._trainable = bool(trainable)
-        self._name = "Variable" if name is None else str(name)
+        self._name = "Variable" if name is None else str(name)  # scoped by _VariableMeta
         if self._name.endswith(":0"):
             self._name = self._name[:-2]
         self._device = current_device()

@@ -15,6 +15,7 @@ from simdist.distribute import tpu_system
 from simdist.distribute.cluster_resolver.cluster_spec import ClusterSpec
 from simdist.distribute.cluster_resolver.resolvers import ClusterResolver
 from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver, TPUSystemMetadata
+from simdist.distribute.tpu_device_assignment import DeviceAssignment, DeviceOrderMode
 from simdist.distribute.tpu_system import Topology
 
 __all__ = [
@@ -99,5 +100,7 @@ experimental = types.SimpleNamespace(
     shutdown_tpu_system=shutdown_tpu_system,
     Topology=Topology,
     TPUSystemMetadata=TPUSystemMetadata,
+    DeviceAssignment=DeviceAssignment,
+    DeviceOrderMode=DeviceOrderMode,
 )
 """``tf.tpu.experimental``."""

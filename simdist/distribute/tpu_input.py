@@ -45,10 +45,22 @@ class MultiHostInput(_DistributedInput):
             ``num_workers = len(hosts)`` and ``worker_index = h``, in host order.
         options: the ``InputOptions`` they were built with.
         host_order_seed: None for the identity order; an int for seeded permutations.
+        replica_devices: the strategy's devices in replica order, when it is not host by
+            host (a ``DeviceAssignment`` may interleave hosts): values are handed out in it.
     """
 
-    def __init__(self, hosts: list[_DistributedInput], options, host_order_seed=None) -> None:
-        devices = [d for host in hosts for d in host._devices]
+    def __init__(
+        self,
+        hosts: list[_DistributedInput],
+        options,
+        host_order_seed=None,
+        replica_devices: tuple[str, ...] | None = None,
+    ) -> None:
+        by_host = [d for host in hosts for d in host._devices]
+        devices = by_host if replica_devices is None else list(replica_devices)
+        if sorted(devices) != sorted(by_host):
+            raise ValueError("replica_devices must be the hosts' devices in another order.")
+        self._replica_slots = [by_host.index(d) for d in devices]
         super().__init__(devices, options, 1, 0, None)
         self._num_workers = len(hosts)  # steps exist while any host has data
         self._hosts = list(hosts)
@@ -66,6 +78,7 @@ class MultiHostInput(_DistributedInput):
         def pull() -> list:
             per_pipeline = [p() for p in pulls]
             order = host_order(self._seed, next(steps), len(pulls))
-            return [value for k in order for value in per_pipeline[k]]
+            by_host = [value for k in order for value in per_pipeline[k]]
+            return [by_host[slot] for slot in self._replica_slots]
 
         return pull

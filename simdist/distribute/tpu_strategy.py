@@ -21,7 +21,10 @@ z]) times devices per chip. What makes TPU code differ from GPU code, kept here 
 * **Host order.** The order in which hosts deliver data is not guaranteed;
   ``simdist_host_order_seed`` permutes it deterministically (:mod:`simdist.distribute.tpu_input`).
 
-Not simulated: model parallelism (``experimental_device_assignment`` other than None), XLA
+A ``tf.tpu.experimental.DeviceAssignment`` sets the replicas (its ``num_replicas``, each on the
+TPU device of its logical core 0: :mod:`simdist.distribute.tpu_device_assignment`).
+
+Not simulated: model parallelism (a replica's other logical cores compute nothing), XLA
 compilation itself (ops that need static shapes on a real TPU run here), and TPU embeddings.
 """
 
@@ -49,6 +52,7 @@ from simdist.distribute.mirrored_strategy import MirroredExtended
 from simdist.distribute.reduce_util import ReduceOp
 from simdist.distribute.strategy import Strategy
 from simdist.distribute.strategy_extended import _replica_tensors
+from simdist.distribute.tpu_device_assignment import DeviceAssignment
 from simdist.distribute.values import DistributedValues
 
 __all__ = ["TPUStrategy", "TPUStrategyV2", "TPUStrategyV1Alias", "TPUExtended", "RunOptions"]
@@ -113,9 +117,23 @@ class TPUCrossReplicaSum(CrossDeviceOps):
 class TPUExtended(MirroredExtended):
     """``strategy.extended`` of a TPUStrategy: TPU devices, TPU variables, TPU attributes."""
 
-    def __init__(self, strategy, resolver: TPUClusterResolver, system, host_order_seed) -> None:
+    def __init__(
+        self,
+        strategy,
+        resolver: TPUClusterResolver,
+        system,
+        host_order_seed,
+        device_assignment: DeviceAssignment | None = None,
+    ) -> None:
+        devices = system.devices
         grid = tuple(system.topology.mesh_shape.tolist())
-        super().__init__(strategy, system.devices, TPUCrossReplicaSum(grid))
+        if device_assignment is not None:
+            job = system.devices[0].split("/")[1].removeprefix("job:")
+            devices = _assigned_devices(device_assignment, system, job)
+            if devices != system.devices:  # a subset or another order: one ring over them
+                grid = (len(devices),)
+        super().__init__(strategy, devices, TPUCrossReplicaSum(grid))
+        self._device_assignment = device_assignment
         self._tpu_cluster_resolver = resolver
         self._system = system
         self._host_order_seed = host_order_seed
@@ -125,11 +143,25 @@ class TPUExtended(MirroredExtended):
 
     @property
     def num_hosts(self) -> int:
-        return self._system.slice.num_hosts
+        """Hosts of the slice; with a device assignment, the hosts its replicas use."""
+        da = self._device_assignment
+        if da is None:
+            return self._system.slice.num_hosts
+        return len({da.host_device(r) for r in range(da.num_replicas)})
 
     @property
     def num_replicas_per_host(self) -> int:
-        return self._system.slice.cores_per_host
+        """Cores per host; with a device assignment, as TF: ``min(replicas, cores per host //
+        cores per replica)``."""
+        da = self._device_assignment
+        per_host = self._system.slice.cores_per_host
+        if da is None:
+            return per_host
+        return min(da.num_replicas, per_host // da.num_cores_per_replica)
+
+    @property
+    def experimental_device_assignment(self) -> DeviceAssignment | None:
+        return self._device_assignment
 
     @property
     def experimental_require_static_shapes(self) -> bool:
@@ -150,8 +182,16 @@ class TPUExtended(MirroredExtended):
 
     def host_devices(self, host: int) -> tuple[str, ...]:
         """Host ``host``'s replica devices, in replica order."""
+        if self._device_assignment is not None:
+            return tuple(d for d in self._devices if f"/task:{host}/" in d)
         per = self.num_replicas_per_host
         return self._devices[host * per : (host + 1) * per]
+
+    def _host_ids(self) -> list[int]:
+        """The hosts that run replicas (all of the slice's without a device assignment)."""
+        if self._device_assignment is None:
+            return list(range(self.num_hosts))
+        return sorted({_task_of(d) for d in self._devices})
 
     def _create_distributed(self, next_creator, **kwargs):
         variable = super()._create_distributed(next_creator, **kwargs)
@@ -189,6 +229,31 @@ def _check_identical(per_replica_shapes: list, what: str) -> None:
                 f"and shape: replica 0 has {first}, replica {r} has {shapes}. Pad the values to "
                 "one shape (or use drop_remainder=True so batches are equal) before gathering."
             )
+
+
+def _assigned_devices(da: DeviceAssignment, system, job: str) -> tuple[str, ...]:
+    """Replica ``r``'s device: its logical core 0's, ``/job:<job>/replica:0/task:t/...``.
+
+    Raises:
+        ValueError: an assignment for another topology.
+    """
+    topology = system.topology
+    if not np.array_equal(da.topology.device_coordinates, topology.device_coordinates):
+        raise ValueError(
+            "experimental_device_assignment was built for another TPU topology than the "
+            "initialized one; build it from the Topology that initialize_tpu_system returned."
+        )
+    devices = []
+    for replica in range(da.num_replicas):
+        coordinates = da.coordinates(replica, 0)
+        task = topology.task_ordinal_at_coordinates(coordinates)
+        ordinal = topology.tpu_device_ordinal_at_coordinates(coordinates)
+        devices.append(f"/job:{job}/replica:0/task:{task}/device:TPU:{ordinal}")
+    return tuple(devices)
+
+
+def _task_of(device: str) -> int:
+    return int(device.split("/task:")[1].split("/")[0])
 
 
 def _validate_run_function(fn) -> None:
@@ -239,7 +304,10 @@ class TPUStrategyV2(Strategy):
 
     Args:
         tpu_cluster_resolver: a ``TPUClusterResolver`` (None: ``TPUClusterResolver("")``).
-        experimental_device_assignment: None (model parallelism is not simulated).
+        experimental_device_assignment: None (one replica per TPU core) or a
+            ``tf.tpu.experimental.DeviceAssignment``: its ``num_replicas`` replicas, replica
+            ``r`` on the device of its logical core 0 (model parallelism over the other
+            logical cores is not simulated: a replica computes on logical core 0).
         experimental_spmd_xla_partitioning: accepted; it changes only XLA compile time in TF.
         simdist_host_order_seed: simdist's addition: None (hosts deliver data in host
             order) or an int: each step permutes the hosts' data by a permutation drawn from
@@ -247,7 +315,8 @@ class TPUStrategyV2(Strategy):
 
     Raises:
         FailedPreconditionError: the TPU system is not initialized for this resolver.
-        NotImplementedError: a device assignment.
+        TypeError: a device assignment that is not a DeviceAssignment.
+        ValueError: a device assignment for another topology (see ``_assigned_devices``).
     """
 
     def __init__(
@@ -257,10 +326,12 @@ class TPUStrategyV2(Strategy):
         experimental_spmd_xla_partitioning: bool = False,
         simdist_host_order_seed: int | None = None,
     ) -> None:
-        if experimental_device_assignment is not None:
-            raise NotImplementedError(
-                "simdist's TPUStrategy does not simulate model parallelism: pass "
-                "experimental_device_assignment=None (one TPU device per replica)."
+        if experimental_device_assignment is not None and not isinstance(
+            experimental_device_assignment, DeviceAssignment
+        ):
+            raise TypeError(
+                "experimental_device_assignment must be a tf.tpu.experimental.DeviceAssignment "
+                f"or None, got {type(experimental_device_assignment).__name__}."
             )
         if tpu_cluster_resolver is None:
             tpu_cluster_resolver = TPUClusterResolver("")
@@ -274,7 +345,15 @@ class TPUStrategyV2(Strategy):
                 f"simdist_host_order_seed must be an int or None, got {simdist_host_order_seed!r}."
             )
         system = tpu_system.require_initialized(tpu_cluster_resolver)
-        super().__init__(TPUExtended(self, tpu_cluster_resolver, system, simdist_host_order_seed))
+        super().__init__(
+            TPUExtended(
+                self,
+                tpu_cluster_resolver,
+                system,
+                simdist_host_order_seed,
+                experimental_device_assignment,
+            )
+        )
         self._use_spmd = bool(experimental_spmd_xla_partitioning)
         _log.info(
             "Found TPU system: %d cores, %d hosts", len(system.devices), system.slice.num_hosts
@@ -335,22 +414,28 @@ class TPUStrategyV2(Strategy):
         return super().gather(value, axis)
 
     # --- logical devices (one per replica without a device assignment) ------------------------
+    def _logical_devices_per_replica(self) -> int:
+        da = self._extended._device_assignment
+        return 1 if da is None else da.num_cores_per_replica
+
     def experimental_assign_to_logical_device(self, tensor, logical_device_id: int):
-        """Identity with one logical device per replica (device 0).
+        """Identity: in TF a placement annotation on one of the replica's logical devices
+        (simdist computes every replica on its logical device 0).
 
         Raises:
-            ValueError: in SPMD mode, or a device id other than 0.
+            ValueError: in SPMD mode, or a device id past the replica's logical devices.
         """
         if self._use_spmd:
             raise ValueError(
                 "Cannot assign a tensor to a logical device in SPMD mode. To disable SPMD, "
                 "Please construct the TPUStrategy with `experimental_spmd_xla_partitioning=False`"
             )
-        if logical_device_id != 0:
+        count = self._logical_devices_per_replica()
+        if not 0 <= logical_device_id < count:
             raise ValueError(
                 "`logical_core_id` to assign must be lower then total number of logical "
                 f"devices per replica. Received logical device id {logical_device_id} but there "
-                "are only total of 1 logical devices in replica."
+                f"are only total of {count} logical devices in replica."
             )
         return tensor
 
@@ -395,8 +480,8 @@ class TPUStrategyV2(Strategy):
         from simdist.distribute.tpu_input import MultiHostInput
 
         ext = self._extended
-        hosts = [host_input(ext.host_devices(h), ext.num_hosts, h) for h in range(ext.num_hosts)]
-        return MultiHostInput(hosts, hosts[0]._options, ext._host_order_seed)
+        hosts = [host_input(ext.host_devices(h), ext.num_hosts, h) for h in ext._host_ids()]
+        return MultiHostInput(hosts, hosts[0]._options, ext._host_order_seed, ext._devices)
 
     def __repr__(self) -> str:
         system = self._extended._system

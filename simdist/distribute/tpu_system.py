@@ -69,6 +69,11 @@ class Topology:
         self.missing_devices = np.zeros((0, 4), dtype=np.int32)
 
     @property
+    def mesh_rank(self) -> int:
+        """4: ``[x, y, z, core]``."""
+        return len(self.mesh_shape)
+
+    @property
     def num_tasks(self) -> int:
         return int(self.device_coordinates.shape[0])
 
@@ -95,18 +100,24 @@ class Topology:
         return self._find(device_coordinates)[1]
 
     def tpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
+        """``/job:<job>/task:<t>/device:TPU:<i>`` (without ``/job:`` when ``job`` is None)."""
         task, index = self._find(device_coordinates)
-        return f"/job:{job or 'worker'}/replica:0/task:{task}/device:TPU:{index}"
+        return f"{_job_prefix(job)}/task:{task}/device:TPU:{index}"
 
     def cpu_device_name_at_coordinates(self, device_coordinates, job: str | None = None) -> str:
+        """The host's CPU: ``/job:<job>/task:<t>/device:CPU:0`` (TF's form)."""
         task, _ = self._find(device_coordinates)
-        return f"/job:{job or 'worker'}/replica:0/task:{task}/device:CPU:0"
+        return f"{_job_prefix(job)}/task:{task}/device:CPU:0"
 
     def __repr__(self) -> str:
         return (
             f"<Topology {self._slice.accelerator_type}: mesh_shape={self.mesh_shape.tolist()}, "
             f"{self.num_tasks} task(s) x {self.num_tpus_per_task} TPU device(s)>"
         )
+
+
+def _job_prefix(job: str | None) -> str:
+    return "" if job is None else f"/job:{job}"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -166,7 +166,7 @@ class _ConfusionMetric(Metric):
 
     def __init__(
         self, thresholds: list[float], init_thresholds, top_k=None, class_id=None, name=None,
-        dtype=None,
+        dtype=None, count_shape=(),
     ) -> None:  # fmt: skip
         super().__init__(name=name, dtype=dtype)
         self.init_thresholds = init_thresholds
@@ -174,8 +174,14 @@ class _ConfusionMetric(Metric):
         self.top_k = top_k
         self.class_id = class_id
         self._evenly = _evenly_spaced(self.thresholds)
+        if count_shape is not None:
+            self._build_counts(count_shape)
+
+    def _build_counts(self, per_threshold_shape: tuple) -> None:
+        """The count variables: one per threshold, each of ``per_threshold_shape``."""
+        shape = (len(self.thresholds), *per_threshold_shape)
         for count in self._KEEP:
-            setattr(self, count, self.add_weight(count, shape=(len(self.thresholds),)))
+            setattr(self, count, self.add_weight(count, shape=shape))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         counts = confusion_counts(
@@ -271,10 +277,17 @@ class AUC(_ConfusionMetric):
     """Area under the ROC or precision-recall curve, from counts at ``num_thresholds``
     thresholds (see the module docstring).
 
+    ``multi_label=True``: predictions ``[batch, labels]``; each label (column) has its own
+    counts and curve, and the result is the mean of the labels' areas, or their
+    ``label_weights``-weighted mean. Its counts are made for ``num_labels`` labels, or at the
+    first update from the predictions' width. ``multi_label=False`` with ``label_weights``:
+    one curve over every label, each label's examples weighted by its weight.
+
     Raises:
         ValueError: ``num_thresholds <= 1``, an unknown ``curve`` or ``summation_method``,
-            thresholds outside [0, 1].
-        NotImplementedError: ``multi_label=True`` (not yet in simdist).
+            thresholds outside [0, 1], negative ``label_weights``; at update, a number of
+            labels that differs from ``num_labels`` or ``label_weights``, or ``multi_label``
+            predictions that are not ``[batch, labels]``.
     """
 
     _KEEP = _COUNTS
@@ -299,11 +312,20 @@ class AUC(_ConfusionMetric):
                 f'Invalid AUC summation method value: "{summation_method}". Expected values '
                 f"are {_SUMMATIONS}."
             )
-        if multi_label:
-            raise NotImplementedError(
-                "AUC(multi_label=True) is not yet in simdist; use multi_label=False (one curve "
-                "over all labels) or one AUC per label, each fed that label's column."
-            )
+        if label_weights is not None:
+            weights = np.asarray(label_weights, dtype=np.float32)
+            if weights.ndim != 1 or np.any(weights < 0):
+                raise ValueError(
+                    "All values of `label_weights` must be non-negative (one weight per "
+                    f"label). Received: label_weights={label_weights}"
+                )
+            label_weights = weights
+        multi_label = bool(multi_label)
+        if multi_label and num_labels is not None:
+            num_labels = int(num_labels)
+            count_shape = (num_labels,)
+        else:
+            count_shape = None if multi_label else ()
         if thresholds is not None:
             inner = sorted(_parse_thresholds(thresholds, 0.5))
             num_thresholds = len(inner) + 2
@@ -316,31 +338,97 @@ class AUC(_ConfusionMetric):
             inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         eps = backend.epsilon()
         edges = [0.0 - eps, *inner, 1.0 + eps]
-        super().__init__(edges, None if thresholds is None else inner, name=name, dtype=dtype)
+        super().__init__(
+            edges, None if thresholds is None else inner, name=name, dtype=dtype,
+            count_shape=count_shape,
+        )  # fmt: skip
         self._evenly = thresholds is None or _evenly_spaced(np.array([0.0, *inner, 1.0]))
         self.num_thresholds = num_thresholds
         self.curve = str(curve).upper()
         self.summation_method = str(summation_method).lower()
-        self.multi_label = False
+        self.multi_label = multi_label
         self.num_labels = num_labels
         self.label_weights = label_weights
         self.from_logits = from_logits
 
+    def _check_labels(self, y_pred: np.ndarray) -> None:
+        if self.multi_label and y_pred.ndim != 2:
+            raise ValueError(
+                "`y_pred` must have rank 2 when `multi_label=True`: [batch, labels]. Found "
+                f"rank {y_pred.ndim} with shape {list(y_pred.shape)}."
+            )
+        labels = y_pred.shape[-1] if y_pred.ndim else 1
+        expected = [("num_labels", self.num_labels)] if self.multi_label else []
+        if self.label_weights is not None:
+            expected.append(("label_weights", len(self.label_weights)))
+        for what, count in expected:
+            if count is not None and labels != count:
+                raise ValueError(
+                    f"Number of labels is not consistent: the predictions have {labels} "
+                    f"labels, {what} says {count}."
+                )
+
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        p = _numpy(y_pred).astype(self.dtype_numpy)
         if self.from_logits:
-            p = _numpy(y_pred).astype(self.dtype_numpy)
-            y_pred = (1 / (1 + np.exp(-p))).astype(self.dtype_numpy)
-        counts = confusion_counts(
-            y_true,
-            y_pred,
-            self.thresholds,
-            evenly=self._evenly,
-            sample_weight=sample_weight,
-            label_weights=self.label_weights,
-            dtype=self.dtype_numpy,
-        )
+            p = (1 / (1 + np.exp(-p))).astype(self.dtype_numpy)
+        self._check_labels(p)
+        if not self.multi_label:
+            counts = confusion_counts(
+                y_true,
+                p,
+                self.thresholds,
+                evenly=self._evenly,
+                sample_weight=sample_weight,
+                label_weights=self.label_weights,
+                dtype=self.dtype_numpy,
+            )
+        else:
+            counts = self._counts_by_label(_numpy(y_true), p, sample_weight)
         for count in self._KEEP:
             getattr(self, count).assign_add(make_tensor(counts[count]))
+
+    def _counts_by_label(self, y_true, y_pred, sample_weight) -> dict[str, np.ndarray]:
+        """``[thresholds, labels]`` counts: each column counted on its own."""
+        if not hasattr(self, "true_positives"):  # built at the first update, as Keras
+            # (under a strategy every replica gets here before any has the counts)
+            self._build_counts((int(y_pred.shape[1]),))
+            self.num_labels = int(y_pred.shape[1])
+        if y_true.shape != y_pred.shape:
+            raise ValueError(
+                f"Shapes {y_pred.shape} and {y_true.shape} are incompatible: predictions and "
+                "labels must have the same shape."
+            )
+        weight = None
+        if sample_weight is not None:
+            weight = _numpy(sample_weight).astype(self.dtype_numpy)
+            weight = weight[:, None] if weight.ndim == 1 else weight
+            weight = np.broadcast_to(weight, y_pred.shape)
+        columns = [
+            confusion_counts(
+                y_true[:, label],
+                y_pred[:, label],
+                self.thresholds,
+                evenly=self._evenly,
+                sample_weight=None if weight is None else weight[:, label],
+                dtype=self.dtype_numpy,
+            )
+            for label in range(y_pred.shape[1])
+        ]
+        return {name: np.stack([c[name] for c in columns], axis=1) for name in _COUNTS}
+
+    def _average_labels(self, by_label: np.ndarray) -> np.ndarray:
+        """One area per label -> their mean, or their ``label_weights``-weighted mean."""
+        if not self.multi_label:
+            return by_label
+        if self.label_weights is None:
+            return np.mean(by_label)
+        weights = self.label_weights.astype(by_label.dtype)
+        return _divide_no_nan(np.sum(by_label * weights), np.sum(weights))
+
+    def reset_state(self) -> None:
+        if hasattr(self, "true_positives"):
+            super().reset_state()
 
     def _interpolate_pr_auc(self, tp, fp, fn) -> np.ndarray:
         """Davis & Goadrich (2006): precision interpolated between thresholds."""
@@ -356,14 +444,17 @@ class AUC(_ConfusionMetric):
         increments = _divide_no_nan(
             slope * (dtp + intercept * log_ratio), np.maximum(tp[1:] + fn[1:], 0)
         )
-        return np.sum(increments)
+        return np.sum(increments, axis=0)
 
     def result(self) -> Tensor:
+        if not hasattr(self, "true_positives"):  # multi_label, never updated
+            return convert_to_tensor(np.asarray(0.0, self.dtype_numpy))
         tp, fp, tn, fn = (
             self._counts(c) for c in _COUNTS[:2] + ("true_negatives", "false_negatives")
         )
         if self.curve == "PR" and self.summation_method == "interpolation":
-            return convert_to_tensor(self._interpolate_pr_auc(tp, fp, fn).astype(self.dtype_numpy))
+            area = self._average_labels(self._interpolate_pr_auc(tp, fp, fn))
+            return convert_to_tensor(np.asarray(area).astype(self.dtype_numpy))
         recall = _divide_no_nan(tp, tp + fn)
         if self.curve == "ROC":
             x, y = _divide_no_nan(fp, fp + tn), recall
@@ -375,7 +466,7 @@ class AUC(_ConfusionMetric):
             heights = np.minimum(y[:-1], y[1:])
         else:
             heights = np.maximum(y[:-1], y[1:])
-        area = np.sum((x[:-1] - x[1:]) * heights)
+        area = self._average_labels(np.sum((x[:-1] - x[1:]) * heights, axis=0))
         return convert_to_tensor(np.asarray(area).astype(self.dtype_numpy))
 
     def get_config(self) -> dict:
@@ -387,7 +478,7 @@ class AUC(_ConfusionMetric):
             "summation_method": self.summation_method,
             "multi_label": self.multi_label,
             "num_labels": self.num_labels,
-            "label_weights": self.label_weights,
+            "label_weights": None if self.label_weights is None else self.label_weights.tolist(),
             "thresholds": self.init_thresholds,
             "from_logits": self.from_logits,
         }

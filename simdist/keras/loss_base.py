@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from simdist.core.convert import convert_to_tensor
+from simdist.core.ops import math_ops
 from simdist.core.tensor import Tensor
+from simdist.keras.engine.masking import mask_of
 from simdist.keras.losses_utils import (
     ReductionV2,
+    apply_valid_mask,
     compute_weighted_loss,
     in_strategy,
     squeeze_or_expand_dimensions,
@@ -58,6 +61,10 @@ class Loss:
         """
         reduction = self._get_reduction()
         losses = self.call(y_true, y_pred)
+        mask = _combined_mask(mask_of(y_pred), mask_of(losses))
+        if mask is not None:  # a Keras mask: the mean is over the unmasked elements
+            losses = convert_to_tensor(losses)
+            sample_weight = apply_valid_mask(losses, sample_weight, mask, reduction)
         return compute_weighted_loss(losses, sample_weight, reduction=reduction)
 
     def call(self, y_true, y_pred) -> Tensor:
@@ -77,6 +84,12 @@ class Loss:
     @classmethod
     def from_config(cls, config: dict) -> Loss:
         return cls(**config)
+
+
+def _combined_mask(a, b):
+    if a is None or b is None:
+        return a if b is None else b
+    return math_ops.logical_and(a, b)
 
 
 class LossFunctionWrapper(Loss):

@@ -17,6 +17,8 @@ from simdist.core.ops import array_ops, math_ops, reduction_ops
 from simdist.core.tensor import Tensor
 
 __all__ = [
+    "apply_mask",
+    "apply_valid_mask",
     "ReductionV2",
     "Reduction",
     "compute_weighted_loss",
@@ -125,6 +127,32 @@ def squeeze_or_expand_dimensions(y_pred: Tensor, y_true=None, sample_weight=None
     elif rank_diff == -1:
         sample_weight = array_ops.expand_dims(sample_weight, -1)
     return y_pred, y_true, sample_weight
+
+
+def apply_mask(values: Tensor, sample_weight, mask):
+    """``sample_weight`` times the Keras ``mask`` (as ``values``' dtype); the mask alone when
+    there is no weight; ``sample_weight`` unchanged when there is no mask."""
+    if mask is None:
+        return sample_weight
+    mask = math_ops.cast(convert_to_tensor(mask), values.dtype)
+    if sample_weight is None:
+        return mask
+    weight = math_ops.cast(convert_to_tensor(sample_weight), mask.dtype)
+    mask, _, weight = squeeze_or_expand_dimensions(mask, sample_weight=weight)
+    return math_ops.multiply(weight, mask)
+
+
+def apply_valid_mask(losses: Tensor, sample_weight, mask, reduction: str):
+    """As Keras 2: with a mask and a mean reduction, each valid element weighs
+    ``elements / valid elements``, so the mean is over the valid elements only."""
+    if mask is None:
+        return sample_weight
+    mask = math_ops.cast(convert_to_tensor(mask), losses.dtype)
+    if reduction in (ReductionV2.AUTO, ReductionV2.SUM_OVER_BATCH_SIZE):
+        total = float(mask.shape.num_elements())
+        valid = reduction_ops.reduce_sum(mask)
+        mask = math_ops.multiply(mask, math_ops.divide(total, valid))
+    return apply_mask(losses, sample_weight, mask)
 
 
 def reduce_weighted_loss(weighted_losses: Tensor, reduction: str = ReductionV2.SUM_OVER_BATCH_SIZE):

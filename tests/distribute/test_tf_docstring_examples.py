@@ -39,9 +39,7 @@ FILES = ("distribute_lib.py", "mirrored_strategy.py", "sharded_variable.py", "tp
 
 EXCLUDED = {
     "sharded_variable.py:ShardedVariable": "exports a tf.Module with tf.saved_model.save; "
-    "simdist has no SavedModel format (nor tf.Module)",
-    "tpu_strategy.py:TPUStrategyV2": "its last part builds a custom "
-    "tf.tpu.experimental.DeviceAssignment, which simdist's simulated TPU does not offer",
+    "simdist has no SavedModel format",
 }
 
 

@@ -114,9 +114,11 @@ def test_topology_of_a_multi_host_v3_slice():
     coords = topology.device_coordinates[2, 5]
     assert topology.task_ordinal_at_coordinates(coords) == 2
     assert topology.tpu_device_ordinal_at_coordinates(coords) == 5
-    assert topology.tpu_device_name_at_coordinates(coords) == (
-        "/job:worker/replica:0/task:2/device:TPU:5"
+    assert topology.tpu_device_name_at_coordinates(coords) == "/task:2/device:TPU:5"
+    assert topology.tpu_device_name_at_coordinates(coords, job="worker") == (
+        "/job:worker/task:2/device:TPU:5"
     )
+    assert topology.cpu_device_name_at_coordinates(coords) == "/task:2/device:CPU:0"
 
 
 def test_connect_and_initialize_are_eager_only():

@@ -368,7 +368,7 @@ def test_logical_device_assignment_with_one_core_per_replica():
     assert strategy.experimental_assign_to_logical_device(t, 0) is t
     with pytest.raises(ValueError, match="must be lower then total number of logical devices"):
         strategy.experimental_assign_to_logical_device(t, 1)
-    with pytest.raises(NotImplementedError, match="model parallelism"):
+    with pytest.raises(TypeError, match="must be a tf.tpu.experimental.DeviceAssignment"):
         tf.distribute.TPUStrategy(strategy.cluster_resolver, experimental_device_assignment=1)
 
 

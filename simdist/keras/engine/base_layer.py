@@ -26,11 +26,14 @@ import numpy as np
 
 from simdist.core import check_hook, dtypes, nest, profile_hook, trackable
 from simdist.core.convert import convert_to_tensor
+from simdist.core.module import Module
+from simdist.core.name_scope import outside_name_scopes
 from simdist.core.ops import math_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
 from simdist.keras import backend, initializers
+from simdist.keras.engine import masking
 from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
 
@@ -64,6 +67,9 @@ class Layer(AutoTrackable):
         TypeError: an unknown keyword argument.
     """
 
+    # tf.Module's attribute walk: the tracking record repeats what the attributes hold
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_tracked",))
+
     _OPENS_NAME_SCOPE = True  # Sequential turns this off, as Keras's Sequential does
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs) -> None:
@@ -87,6 +93,9 @@ class Layer(AutoTrackable):
         init(self, "dynamic", dynamic)
         params = inspect.signature(self.call).parameters
         init(self, "_expects_training_arg", "training" in params)
+        init(self, "_expects_mask_arg", "mask" in params)
+        # as Keras 2: a layer that computes its own mask supports masking
+        init(self, "_supports_masking", type(self).compute_mask is not Layer.compute_mask)
 
     @classmethod
     def _default_name(cls) -> str:
@@ -317,6 +326,31 @@ class Layer(AutoTrackable):
             check_hook.note("regularization_losses", layer=self)
         return out
 
+    # --- masks (simdist.keras.engine.masking) ------------------------------------------
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer passes on (or computes) the mask of its inputs."""
+        return self._supports_masking
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        object.__setattr__(self, "_supports_masking", bool(value))
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs: the input mask when the layer supports masking.
+
+        Raises:
+            TypeError: a mask given to a layer that does not support masking.
+        """
+        if not self._supports_masking:
+            if any(m is not None for m in nest.flatten(mask)):
+                raise TypeError(
+                    f"Layer {self._name} does not support masking, but was passed an "
+                    f"input_mask: {mask}"
+                )
+            return None
+        return mask
+
     # --- building and calling -----------------------------------------------------------
     def build(self, input_shape) -> None:
         """Create the weights for inputs of ``input_shape``; the base class only marks built."""
@@ -379,6 +413,11 @@ class Layer(AutoTrackable):
             raise ValueError(f"Layer {self._name} was called without inputs.")
         if type(inputs) is not Tensor and is_symbolic(inputs):
             return symbolic_call(self, self._probe_call, (inputs, *args), kwargs)
+        input_masks = masking.masks_of(inputs)
+        if "mask" in kwargs:
+            input_masks = kwargs["mask"]
+        elif self._expects_mask_arg and input_masks is not None:
+            kwargs["mask"] = input_masks
         inputs = self._convert_inputs(inputs)
         training = kwargs.pop("training", None)
         if training is None and _CTX.training:
@@ -400,6 +439,10 @@ class Layer(AutoTrackable):
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
             check_hook.note("layer", layer=self, training=training)
+            if self._supports_masking and (
+                input_masks is not None or type(self).compute_mask is not Layer.compute_mask
+            ):  # (a pass-through layer given no mask has none to attach)
+                masking.attach_output_masks(self, inputs, outputs, input_masks)
             return outputs
         finally:
             _CTX.depth -= 1
@@ -411,7 +454,8 @@ class Layer(AutoTrackable):
         """``__call__`` on the zeros of a Functional API probe (see keras_tensor)."""
         _CTX.probing += 1
         try:
-            return self(*args, **kwargs)
+            with outside_name_scopes():  # Keras builds symbolic models in its own graph
+                return self(*args, **kwargs)
         finally:
             _CTX.probing -= 1
 
@@ -441,3 +485,7 @@ class Layer(AutoTrackable):
 
 
 _TRAINABLE_WEIGHTS = Layer.__dict__["trainable_weights"]  # the property, to spot overrides
+
+
+# As in TF, every layer is a tf.Module (its variables are found when a module holds it).
+Module.register(Layer)

@@ -24,8 +24,10 @@ import numpy as np
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import math_ops, nn_losses, reduction_ops
 from simdist.keras import losses as losses_lib
+from simdist.keras import losses_utils
 from simdist.keras import metrics as metrics_lib
 from simdist.keras import optimizers as optimizers_lib
+from simdist.keras.engine import masking
 from simdist.keras.losses_utils import ReductionV2, match_dtype_and_rank
 
 __all__ = [
@@ -189,7 +191,10 @@ def _predictions(y_pred, compiled: CompiledLoss) -> list:
 
 def _one_loss(spec, y_true, y_pred, sample_weight, global_batch: int):
     _, fn, sum_only = spec
+    mask = masking.mask_of(y_pred)
     y_true, y_pred, _ = match_dtype_and_rank(y_true, y_pred)  # Keras 2's label shape rule
+    if mask is not None:
+        return _masked_loss(fn(y_true, y_pred), sample_weight, mask, sum_only, global_batch)
     per_example = _per_example(fn(y_true, y_pred))
     if sum_only:
         weighted = per_example
@@ -200,6 +205,28 @@ def _one_loss(spec, y_true, y_pred, sample_weight, global_batch: int):
     return nn_losses.compute_average_loss(
         per_example, sample_weight=sample_weight, global_batch_size=global_batch
     )
+
+
+def _masked_loss(losses, sample_weight, mask, sum_only: bool, global_batch: int):
+    """Keras 2's loss of a masked prediction: elements weighted by the mask (and by
+    ``sample_weight``); a mean reduction averages over this replica's unmasked elements."""
+    losses = convert_to_tensor(losses)
+    weights = losses_utils.apply_mask(losses, sample_weight, mask)
+    reduction = ReductionV2.SUM if sum_only else ReductionV2.SUM_OVER_BATCH_SIZE
+    weights = losses_utils.apply_valid_mask(losses, weights, mask, reduction)
+    _, _, weights = losses_utils.squeeze_or_expand_dimensions(losses, sample_weight=weights)
+    weighted = math_ops.multiply(losses, math_ops.cast(weights, losses.dtype))
+    if sum_only:
+        return reduction_ops.reduce_sum(weighted)
+    return nn_losses.compute_average_loss(_per_example(weighted), global_batch_size=global_batch)
+
+
+def _masked_weights(y_pred, sample_weight):
+    """A compiled metric's sample weights: times the prediction's Keras mask, if any."""
+    mask = masking.mask_of(y_pred)
+    if mask is None:
+        return sample_weight
+    return losses_utils.apply_mask(convert_to_tensor(y_pred), sample_weight, mask)
 
 
 def replica_losses(model, y_true, y_pred, sample_weight, global_batch: int, num_replicas: int):
@@ -365,15 +392,17 @@ def update_metrics(model, y_true, y_pred, sample_weight) -> None:
         return
     outputs = getattr(model, "_metric_outputs", None)
     if not outputs:
+        weights = _masked_weights(y_pred, sample_weight)
         for metric in model._compiled_metrics:
-            metric.update_state(y_true, y_pred, sample_weight=sample_weight)
+            metric.update_state(y_true, y_pred, sample_weight=weights)
         return
     compiled = model._compiled_loss
     targets = _split(y_true, compiled, "y")
     predictions = _predictions(y_pred, compiled)
     weights = _split(sample_weight, compiled, "sample_weight")
     for index, metric in zip(outputs, model._compiled_metrics, strict=True):
-        metric.update_state(targets[index], predictions[index], sample_weight=weights[index])
+        weight = _masked_weights(predictions[index], weights[index])
+        metric.update_state(targets[index], predictions[index], sample_weight=weight)
 
 
 def metric_states(model) -> list:

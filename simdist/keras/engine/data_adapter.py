@@ -135,10 +135,8 @@ class DataHandler:
         else:
             if x is None:
                 raise ValueError("Expected input data `x`, got None.")
-            parts = (
-                [x]
-                + ([y] if y is not None else [])
-                + ([sample_weight] if sample_weight is not None else [])
+            parts = [x] + ([y] if y is not None else []) + (
+                [sample_weight] if sample_weight is not None else []
             )
             # Lists of arrays (several inputs/outputs) are structures, as Keras treats them
             # (a Dataset would read a list as one tensor).

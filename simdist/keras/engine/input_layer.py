@@ -127,20 +127,9 @@ def Input(
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).name
     if batch_shape is not None:
-        layer = InputLayer(
-            batch_input_shape=tuple(batch_shape),
-            name=name,
-            dtype=dtype,
-            sparse=sparse,
-            ragged=ragged,
-        )
+        layer = InputLayer(batch_input_shape=tuple(batch_shape), name=name, dtype=dtype,
+                           sparse=sparse, ragged=ragged)
     else:
-        layer = InputLayer(
-            input_shape=tuple(shape),
-            batch_size=batch_size,
-            name=name,
-            dtype=dtype,
-            sparse=sparse,
-            ragged=ragged,
-        )
+        layer = InputLayer(input_shape=tuple(shape), batch_size=batch_size, name=name,
+                           dtype=dtype, sparse=sparse, ragged=ragged)
     return layer._symbolic_output()

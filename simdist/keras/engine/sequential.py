@@ -8,6 +8,7 @@ Sequential model opens no name scope of its own: its variables are ``dense/kerne
 
 from __future__ import annotations
 
+from simdist.core.name_scope import outside_name_scopes
 from simdist.core.shape import TensorShape, as_shape
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.engine.input_layer import InputLayer
@@ -86,6 +87,16 @@ class Sequential(Model):
             self.build(batch_input_shape)
 
     def build(self, input_shape=None) -> None:
+        """Build every layer for ``input_shape`` (including the batch axis), outside any
+        ``tf.name_scope`` (Keras builds a Sequential model as a graph of its own).
+
+        Raises:
+            ValueError: no input shape is given or known.
+        """
+        with outside_name_scopes():
+            self._build_layers(input_shape)
+
+    def _build_layers(self, input_shape=None) -> None:
         """Build every layer for ``input_shape`` (including the batch axis).
 
         Raises:

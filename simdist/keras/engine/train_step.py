@@ -50,7 +50,9 @@ def _run_step(model, batch, training: bool):
         if training:
             with GradientTape() as tape:
                 y_pred = model(x, training=True)
-                loss, parts = compile_utils.replica_losses(model, y, y_pred, sw, global_batch, n)
+                loss, parts = compile_utils.replica_losses(
+                    model, y, y_pred, sw, global_batch, n
+                )
             variables = model.trainable_variables  # after the call: it may build the model
             grads = tape.gradient(loss, variables)
             model.optimizer.apply_gradients(zip(grads, variables, strict=True))

@@ -78,11 +78,8 @@ def compile(
     put(model, "_compiled_loss", compiled)
     put(model, "_compiled_metrics", [m for _, m in resolved] if multi else resolved)
     put(model, "_metric_outputs", [i for i, _ in resolved] if multi else None)
-    put(
-        model,
-        "_output_loss_trackers",
-        {f"{n}_loss": [0.0, 0.0] for n in compiled.names} if multi else {},
-    )
+    put(model, "_output_loss_trackers",
+        {f"{n}_loss": [0.0, 0.0] for n in compiled.names} if multi else {})
     put(model, "_steps_per_execution", int(steps_per_execution))
     put(model, "_run_eagerly", bool(run_eagerly))
     put(model, "_is_compiled", True)
@@ -93,7 +90,8 @@ def compile(
 def _check_compiled(model, what: str) -> None:
     if not getattr(model, "_is_compiled", False):
         raise RuntimeError(
-            f"You must compile your model before {what}. Call `model.compile(optimizer, loss)`."
+            f"You must compile your model before {what}. Call "
+            "`model.compile(optimizer, loss)`."
         )
 
 
@@ -158,18 +156,13 @@ def fit(
 
         with strategy.scope():
             return fit_with_coordinator(
-                model,
-                x,
-                y,
-                epochs,
-                steps_per_epoch,
-                callbacks,
-                verbose,
-                initial_epoch,
+                model, x, y, epochs, steps_per_epoch, callbacks, verbose, initial_epoch,
                 validation_data,
             )
     with strategy.scope():
-        data = DataHandler(x, y, sample_weight, batch_size, steps_per_epoch, shuffle, strategy)
+        data = DataHandler(
+            x, y, sample_weight, batch_size, steps_per_epoch, shuffle, strategy
+        )
         cbs = CallbackList(
             callbacks,
             add_history=True,
@@ -212,11 +205,8 @@ def fit(
             epoch_logs = _logs(model, model._loss_tracker)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val = _validation(
-                    model,
-                    validation_data,
-                    validation_batch_size or batch_size,
-                    validation_steps,
-                    cbs,
+                    model, validation_data, validation_batch_size or batch_size,
+                    validation_steps, cbs,
                 )
                 epoch_logs.update({f"val_{k}": v for k, v in val.items()})
             object.__setattr__(model, "_fit_position", (epoch + 1, 0))
@@ -224,6 +214,9 @@ def fit(
             logs = epoch_logs
             if model.stop_training or data.exhausted:
                 break
+        finalize = getattr(model.optimizer, "finalize_variable_values", None)
+        if epochs > 0 and finalize is not None:  # as Keras: use_ema's averages replace the
+            finalize(model.trainable_variables)  # trained weights when training ends
         cbs.on_train_end(logs)
     object.__setattr__(model, "_class_weight", None)
     return model.history
@@ -296,12 +289,8 @@ def evaluate(
     with strategy.scope():
         probe = DataHandler(x, y, sample_weight, batch_size, steps, False, None)
         cbs = CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=model,
-            verbose=verbose,
-            epochs=1,
-            steps=probe.inferred_steps,
+            callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
+            epochs=1, steps=probe.inferred_steps,
         )
         logs = _evaluate_loop(model, x, y, sample_weight, batch_size, steps, cbs)
     if return_dict:
@@ -331,12 +320,8 @@ def predict(
     with strategy.scope():
         data = DataHandler(x, None, None, batch_size, steps, False, strategy)
         cbs = CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=model,
-            verbose=verbose,
-            epochs=1,
-            steps=data.inferred_steps,
+            callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
+            epochs=1, steps=data.inferred_steps,
         )
         cbs.on_predict_begin()
         outputs = []
@@ -344,7 +329,9 @@ def predict(
             cbs.on_predict_batch_begin(step)
             bx, _, _ = unpack(batch)
             with _step_function(model):
-                per_replica = strategy.run(lambda inputs: model(inputs, training=False), args=(bx,))
+                per_replica = strategy.run(
+                    lambda inputs: model(inputs, training=False), args=(bx,)
+                )
             gathered = strategy.gather(per_replica, axis=0)
             arrays = nest.map_structure(lambda t: np.asarray(t._value), gathered)
             outputs.append(arrays)
@@ -379,12 +366,7 @@ def _one_batch(model, x, y, sample_weight, training: bool, reset: bool, return_d
 
 
 def train_on_batch(
-    model,
-    x,
-    y=None,
-    sample_weight=None,
-    class_weight=None,
-    reset_metrics=True,
+    model, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True,
     return_dict=False,
 ):
     """One training step on exactly this batch; returns its loss (and metrics)."""

@@ -17,6 +17,7 @@ from simdist.keras.layers.global_pooling import GlobalAveragePooling2D as Global
 from simdist.keras.layers.global_pooling import GlobalMaxPooling1D as GlobalMaxPooling1D
 from simdist.keras.layers.global_pooling import GlobalMaxPooling2D as GlobalMaxPooling2D
 from simdist.keras.layers.lambda_layer import Lambda as Lambda
+from simdist.keras.layers.masking import Masking as Masking
 from simdist.keras.layers.merging import Add as Add
 from simdist.keras.layers.merging import Average as Average
 from simdist.keras.layers.merging import Concatenate as Concatenate
@@ -66,7 +67,6 @@ del _SyncBatchNormalization  # tf.keras.layers.experimental.SyncBatchNormalizati
 
 def __getattr__(name: str):
     raise missing_name("tf.keras.layers", name)
-
 
 # registers the built-in layers' compute descriptions (simdist.core.compute_description)
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401

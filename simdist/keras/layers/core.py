@@ -38,6 +38,7 @@ class Dense(Layer):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # the mask passes through (Keras 2)
         self.units = positive_int(units, "units")
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
@@ -157,6 +158,7 @@ class Dropout(Layer):
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # the mask passes through (Keras 2)
         if isinstance(rate, (int, float)) and not 0 <= rate <= 1:
             raise ValueError(
                 "Invalid value received for argument `rate`. Expected a float value between "
@@ -188,6 +190,7 @@ class Activation(Layer):
 
     def __init__(self, activation, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # the mask passes through (Keras 2)
         self.activation = activations.get(activation)
 
     def call(self, inputs) -> Tensor:
@@ -209,6 +212,7 @@ class ReLU(Layer):
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # the mask passes through (Keras 2)
         if max_value is not None and max_value < 0.0:
             raise ValueError(f"max_value of a ReLU layer cannot be negative, got {max_value}.")
         if negative_slope is None or negative_slope < 0.0:

@@ -1,5 +1,8 @@
 """``Embedding``: row ``i`` of a ``(input_dim, output_dim)`` table for each integer index ``i``.
 
+With ``mask_zero=True`` index 0 is padding: the output carries the mask ``indices != 0``
+(:mod:`simdist.keras.engine.masking`), which recurrent layers, losses and metrics honour.
+
 Indices outside ``[0, input_dim)`` raise ``InvalidArgumentError`` (as TF does on CPU).
 The gradient reaches only the rows that were looked up (summed for repeated indices).
 """
@@ -23,7 +26,6 @@ class Embedding(Layer):
 
     Raises:
         ValueError: ``input_dim`` or ``output_dim`` is not a positive integer.
-        NotImplementedError: ``mask_zero=True`` (simdist has no masks).
         InvalidArgumentError: at call, an index outside ``[0, input_dim)``.
     """
 
@@ -43,10 +45,8 @@ class Embedding(Layer):
             kwargs["input_shape"] = (input_length,)
         kwargs.setdefault("autocast", False)
         super().__init__(**kwargs)
-        if mask_zero:
-            raise NotImplementedError(
-                "simdist's Embedding does not support mask_zero=True (simdist has no masks)."
-            )
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.mask_zero
         self.input_dim = positive_int(input_dim, "input_dim")
         self.output_dim = positive_int(output_dim, "output_dim")
         if embeddings_initializer == "uniform":
@@ -79,6 +79,12 @@ class Embedding(Layer):
             raise TypeError(f"Embedding expects integer indices, got dtype {indices.dtype.name}.")
         return slicing_ops.gather(self.embeddings, indices)  # InvalidArgumentError off range
 
+    def compute_mask(self, inputs, mask=None):
+        """``inputs != 0`` with ``mask_zero=True``, else None."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(convert_to_tensor(inputs), 0)
+
     def compute_output_shape(self, input_shape) -> TensorShape:
         return TensorShape([*as_shape(input_shape).as_list(), self.output_dim])
 
@@ -88,7 +94,7 @@ class Embedding(Layer):
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
             "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
-            "mask_zero": False,
+            "mask_zero": self.mask_zero,
             "input_length": self.input_length,
             **self._options.config(),
         }

@@ -7,7 +7,7 @@ size 1.
 
 from __future__ import annotations
 
-from simdist.core.ops import reduction_ops
+from simdist.core.ops import array_ops, math_ops, reduction_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
@@ -63,10 +63,28 @@ class GlobalMaxPooling2D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
-    """The mean over the steps of each channel (masks are not supported)."""
+    """The mean over the steps of each channel; with a mask, over the unmasked steps."""
 
     _RANK = 3
     _REDUCE = staticmethod(reduction_ops.reduce_mean)
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs) -> None:
+        super().__init__(data_format=data_format, keepdims=keepdims, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None) -> Tensor:
+        if mask is None:
+            return super().call(inputs)
+        check_input(self, inputs, ndim=3)
+        weights = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), 2)
+        total = reduction_ops.reduce_sum(
+            math_ops.multiply(inputs, weights), axis=1, keepdims=self.keepdims
+        )
+        count = reduction_ops.reduce_sum(weights, axis=1, keepdims=self.keepdims)
+        return math_ops.divide(total, count)
+
+    def compute_mask(self, inputs, mask=None):
+        return None  # the steps are gone
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

@@ -29,12 +29,24 @@ class Lambda(Layer):
         self._output_shape = output_shape
         params = inspect.signature(function).parameters
         object.__setattr__(self, "_fn_expects_training", "training" in params)
+        object.__setattr__(self, "_fn_expects_mask", "mask" in params)
+        object.__setattr__(self, "mask", mask)
+        self.supports_masking = True
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, mask=None, training=None):
         kwargs = dict(self.arguments)
         if self._fn_expects_training:
             kwargs["training"] = training
+        if self._fn_expects_mask:
+            kwargs["mask"] = mask
         return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        """As Keras 2: ``mask(inputs, mask)`` when ``mask`` is a function, else ``mask``
+        itself (None by default: the output has no mask)."""
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
 
     def get_config(self) -> dict:
         raise ValueError(

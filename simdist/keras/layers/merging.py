@@ -7,7 +7,7 @@ ops do; every input must have the same shape apart from axes of size 1.
 
 from __future__ import annotations
 
-from simdist.core.ops import join_ops, math_ops
+from simdist.core.ops import array_ops, creation_ops, join_ops, math_ops, reduction_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
@@ -62,6 +62,20 @@ def _broadcast_shapes(layer, shapes: list) -> TensorShape:
 
 class _Merge(Layer):
     _EXACTLY = None
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        """The AND of the inputs' masks (None when no input has one)."""
+        if mask is None or all(m is None for m in mask):
+            return None
+        out = None
+        for m in mask:
+            if m is not None:
+                out = m if out is None else math_ops.logical_and(out, m)
+        return out
 
     def _merge(self, a: Tensor, b: Tensor) -> Tensor:
         raise NotImplementedError
@@ -136,6 +150,22 @@ class Concatenate(Layer):
     def __init__(self, axis=-1, **kwargs) -> None:
         super().__init__(**kwargs)
         self.axis = int(axis)
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        """Each input's mask (all true where it has none) joined along ``axis``; on the
+        features axis, their AND."""
+        if mask is None or all(m is None for m in mask):
+            return None
+        parts = []
+        for x, m in zip(inputs, mask, strict=True):
+            if m is None:
+                m = creation_ops.ones_like(x, dtype="bool")
+            if len(m.shape) < len(x.shape):
+                m = array_ops.expand_dims(m, -1)
+            parts.append(m)
+        joined = join_ops.concat(parts, axis=self.axis)
+        return reduction_ops.reduce_all(joined, axis=-1)
 
     def _check(self, shapes: list) -> list:
         dims = [as_shape(s).as_list() for s in shapes]

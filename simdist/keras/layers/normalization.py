@@ -18,19 +18,33 @@ variance, in Keras 2's order: ``inv = rsqrt(variance + epsilon) * gamma``, then
   (times ``n / (n - 1)``, ``n`` the values per channel); simdist does the same.
   ``SyncBatchNormalization`` (its own module) all-reduces the batch statistics
   instead, so all replicas use (and store) the global batch's.
+* With a Keras mask (``[batch, time]`` for ``[batch, time, features]``) and ``training=True``,
+  the batch statistics are those of the unmasked positions (TF's ``weighted_moments``); the
+  fused kernel ignores the mask, as in Keras 2. Other layers' masks pass through.
 """
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
-from simdist.core.ops import elementwise_ops, math_ops, nn_ops
+from simdist.core.ops import (
+    array_ops,
+    creation_ops,
+    elementwise_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+)
 from simdist.core.shape import as_shape
 from simdist.core.tensor import Tensor
 from simdist.core.variables import VariableAggregation, VariableSynchronization
 from simdist.keras import initializers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._weights import weight_options
+
+_log = logging.getLogger("simdist")
 
 __all__ = ["LayerNormalization", "BatchNormalization", "normalize"]
 
@@ -76,6 +90,7 @@ class _Normalization(Layer):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # the mask passes through (Keras 2)
         self.axis = axis if isinstance(axis, int) else tuple(axis)
         self.epsilon = float(epsilon)
         self.center, self.scale = bool(center), bool(scale)
@@ -265,11 +280,25 @@ class BatchNormalization(_Normalization):
             object.__setattr__(self, name, variable)
         self.built = True
 
-    def _batch_moments(self, inputs):
-        """Mean and variance of this batch over the reduction axes (keepdims=False)."""
-        return nn_ops.moments(inputs, self._reduction_axes)
+    def _batch_moments(self, inputs, mask=None):
+        """Mean and variance of this batch over the reduction axes (keepdims=False); with a
+        Keras mask, of the unmasked positions only (TF's ``weighted_moments``)."""
+        if mask is None:
+            return nn_ops.moments(inputs, self._reduction_axes)
+        weights = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), -1)
+        axes = self._reduction_axes
+        count = reduction_ops.reduce_sum(
+            math_ops.add(weights, creation_ops.zeros_like(inputs)), axis=axes
+        )
+        total = reduction_ops.reduce_sum(math_ops.multiply(weights, inputs), axis=axes)
+        mean = math_ops.divide(total, count)
+        centred = math_ops.subtract(inputs, mean)
+        spread = reduction_ops.reduce_sum(
+            math_ops.multiply(weights, math_ops.multiply(centred, centred)), axis=axes
+        )
+        return mean, math_ops.divide(spread, count)
 
-    def call(self, inputs, training=None) -> Tensor:
+    def call(self, inputs, training=None, mask=None) -> Tensor:
         rank = inputs.shape.rank
         if training is None or not self.trainable:
             training = False
@@ -279,7 +308,13 @@ class BatchNormalization(_Normalization):
             mean = self._broadcast(self.moving_mean, rank, self._axes)
             variance = self._broadcast(self.moving_variance, rank, self._axes)
             return normalize(inputs, mean, variance, gamma, beta, self.epsilon)
-        mean, variance = self._batch_moments(inputs)
+        if mask is not None and self._fused(rank):
+            _log.warning(
+                "BatchNormalization with fused=True ignores the mask (as Keras 2): pass "
+                "fused=False for statistics over the unmasked positions."
+            )
+            mask = None
+        mean, variance = self._batch_moments(inputs, mask)
         self._update_moving(self.moving_mean, mean)
         moving_variance = variance
         if self._fused(rank):

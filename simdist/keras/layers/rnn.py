@@ -5,9 +5,14 @@ The layer runs its cell over the time axis (backwards with ``go_backwards=True``
 zero states or ``initial_state``. It returns the last output, or with
 ``return_sequences=True`` every step's output ``[batch, time, units]``; with
 ``return_state=True`` it returns ``[output, *final_states]`` (LSTM: ``[output, h, c]``).
-Gradients flow through every step (backpropagation through time). Not yet in simdist, and
-refused with NotImplementedError: ``stateful=True``, masks, ``time_major=True``, cell
-dropout.
+Gradients flow through every step (backpropagation through time).
+
+Masks (``Embedding(mask_zero=True)``, ``Masking``, or ``mask=`` ``[batch, time]``): at a masked
+step the cell's result is dropped for that example, and its states and output stay what they
+were (zeros before its first unmasked step), as Keras 2's ``backend.rnn`` does; the output
+sequence holds the carried output there. With ``return_sequences=True`` the output carries
+the input mask on. Not yet in simdist, and refused with NotImplementedError:
+``stateful=True``, ``time_major=True``, cell dropout.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.convert import convert_to_tensor
-from simdist.core.ops import join_ops, slicing_ops
+from simdist.core.ops import array_ops, creation_ops, join_ops, math_ops, slicing_ops
 from simdist.core.shape import TensorShape, as_shape
 from simdist.keras import backend
 from simdist.keras.engine.base_layer import Layer
@@ -46,6 +51,7 @@ class RNN(Layer):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         if stateful or time_major:
             raise NotImplementedError(
                 f"{type(self).__name__}: stateful=True and time_major=True are not yet in simdist."
@@ -73,8 +79,8 @@ class RNN(Layer):
         self.built = True
 
     def call(self, inputs, initial_state=None, training=None, mask=None):
-        if mask is not None:
-            raise NotImplementedError("Masks for recurrent layers are not yet in simdist.")
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
         check_input(self, inputs, ndim=3)
         batch, steps, _ = static_shape(inputs)
         sizes = self._state_sizes()
@@ -91,12 +97,23 @@ class RNN(Layer):
                     f"`. Received `state_spec`={len(states)} states; `cell.state_size`={sizes}"
                 )
             states = [convert_to_tensor(s) for s in states]
+        keep = _step_masks(mask, batch, steps)
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
         output = None
         for t in order:
             x_t = slicing_ops.getitem(inputs, (slice(None), t))
-            output, states = self.cell.call(x_t, states, training=training)
+            new_output, new_states = self.cell.call(x_t, states, training=training)
+            if keep is None:
+                output, states = new_output, new_states
+            else:
+                if output is None:
+                    output = creation_ops.zeros_like(new_output)
+                output = array_ops.where(keep[t], new_output, output)
+                states = [
+                    array_ops.where(keep[t], new, old)
+                    for new, old in zip(new_states, states, strict=True)
+                ]
             if self.return_sequences:
                 outputs.append(output)
         if output is None:
@@ -105,6 +122,15 @@ class RNN(Layer):
         if self.return_state:
             return [result, *states]
         return result
+
+    def compute_mask(self, inputs, mask=None):
+        """The input mask with ``return_sequences=True``, else None (and None per state)."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None] * len(self._state_sizes())
+        return output_mask
 
     def compute_output_shape(self, input_shape):
         batch, steps, _ = as_shape(input_shape).as_list()
@@ -124,6 +150,27 @@ class RNN(Layer):
             "unroll": self.unroll,
             "time_major": False,
         }
+
+
+def _step_masks(mask, batch: int, steps: int) -> list | None:
+    """Per step, a ``[batch, 1]`` bool tensor: whether each example's step counts.
+
+    Raises:
+        ValueError: a mask that is not ``[batch, time]``.
+    """
+    if mask is None:
+        return None
+    mask = convert_to_tensor(mask)
+    if tuple(mask.shape) != (batch, steps):
+        raise ValueError(
+            f"A recurrent layer's mask must have shape (batch, time) = {(batch, steps)}; "
+            f"received a mask of shape {tuple(mask.shape)}."
+        )
+    if not mask.dtype.is_bool:
+        mask = math_ops.cast(mask, "bool")
+    return [
+        array_ops.expand_dims(slicing_ops.getitem(mask, (slice(None), t)), -1) for t in range(steps)
+    ]
 
 
 class _Recurrent(RNN):

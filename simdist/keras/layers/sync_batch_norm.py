@@ -32,7 +32,12 @@ class SyncBatchNormalization(BatchNormalization):
 
     _SYNCHRONIZED = True
 
-    def _batch_moments(self, inputs):
+    def _batch_moments(self, inputs, mask=None):
+        if mask is not None:
+            raise NotImplementedError(
+                "simdist's SyncBatchNormalization does not yet take a mask in training; use "
+                "BatchNormalization(fused=False), or drop the mask before this layer."
+            )
         context = get_replica_context()
         if context is None or context.num_replicas_in_sync == 1:
             return super()._batch_moments(inputs)

@@ -31,7 +31,7 @@ from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
 from simdist.core.variables import Variable, VariableAggregation
 from simdist.keras import backend
-from simdist.keras.optimizers import clipping
+from simdist.keras.optimizers import clipping, ema
 from simdist.keras.optimizers.gradient_lists import (
     check_same_on_every_replica,
     clip_per_replica,
@@ -84,13 +84,14 @@ class Optimizer(trackable.Trackable):
         clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
         global_clipnorm: clip all gradients together to this global L2 norm.
         weight_decay: decoupled weight decay applied before each update (``None``: off).
-        use_ema, ema_momentum, ema_overwrite_frequency, jit_compile: Keras's arguments;
-            ``jit_compile`` changes nothing here, ``use_ema=True`` is not yet in simdist.
+        use_ema, ema_momentum, ema_overwrite_frequency: keep a moving average of each
+            variable (see :mod:`.ema`); ``jit_compile`` changes nothing here.
 
     Raises:
         ValueError: both ``clipnorm`` and ``global_clipnorm``, or a negative clip value.
         TypeError: an unknown keyword argument.
-        NotImplementedError: ``use_ema=True``.
+        ValueError: ``ema_momentum`` outside [0, 1], an ``ema_overwrite_frequency`` that is
+            not a positive integer.
     """
 
     _HAS_SLOTS = ()
@@ -109,14 +110,12 @@ class Optimizer(trackable.Trackable):
         jit_compile=True,
         **kwargs,
     ) -> None:
-        if use_ema:
-            raise NotImplementedError(
-                "use_ema=True (a moving average of the model's weights) is not yet in simdist; "
-                "pass use_ema=False."
-            )
-        self.use_ema = False
+        if use_ema:  # as Keras, checked only when the average is kept
+            ema.check_arguments(ema_momentum, ema_overwrite_frequency)
+        self.use_ema = bool(use_ema)
         self.ema_momentum = ema_momentum
         self.ema_overwrite_frequency = ema_overwrite_frequency
+        self._averages: dict = {}  # variable.ref() -> its moving average (use_ema=True)
         self.jit_compile = jit_compile
         if "lr" in kwargs:
             warnings.warn("`lr` is deprecated; use `learning_rate`.", stacklevel=3)
@@ -226,6 +225,8 @@ class Optimizer(trackable.Trackable):
         if slots is None:
             slots = {name: self._create_slot(var, name) for name in self._slot_names()}
             self._slots[var.ref()] = slots
+            if self.use_ema:
+                self._averages[var.ref()] = ema.create_average(self, var)
             trackable.children_changed(self)  # a pending checkpoint restore assigns them
         return slots
 
@@ -247,7 +248,7 @@ class Optimizer(trackable.Trackable):
             (ref.deref(), slot_name, slot)
             for ref, slots in self._slots.items()
             for slot_name, slot in slots.items()
-        ]
+        ] + [(ref.deref(), "average", average) for ref, average in self._averages.items()]
 
     def build(self, var_list) -> None:
         """Create the slots of every variable in ``var_list`` now (before the first step)."""
@@ -415,7 +416,23 @@ class Optimizer(trackable.Trackable):
                 update(var, grad)
             elif per_copy or not _update_once(strategy, var, slots, update, grad):
                 strategy.extended.update(var, update, args=(grad,))
+        if self.use_ema:
+            variables = [v for _, v in grads_and_vars]
+            ema.update_averages(self, variables, strategy)
+            step = int(_array(self._iterations)) + 1
+            if self.ema_overwrite_frequency and step % self.ema_overwrite_frequency == 0:
+                ema.overwrite_with_averages(self, variables, strategy)
         self._iterations.assign_add(1)
+
+    def finalize_variable_values(self, var_list) -> None:
+        """End of training (``fit`` calls it): with ``use_ema``, set each variable of
+        ``var_list`` to its moving average; otherwise nothing.
+
+        Raises:
+            ValueError: a variable this optimizer keeps no average of.
+        """
+        if self.use_ema:
+            ema.overwrite_with_averages(self, list(var_list), None)
 
     def _prepare_step(self) -> None:
         """Work done once per step before the variables' updates (Nadam's momentum product)."""
