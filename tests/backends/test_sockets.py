@@ -78,43 +78,43 @@ def pair():
 
 
 @pytest.mark.slow
-def test_every_collective_plan_over_sockets_equals_the_executor_bitwise():
+@pytest.mark.parametrize("workers", [2, 4])  # the layouts of check_collectives (its torus table)
+def test_every_collective_plan_over_sockets_equals_the_executor_bitwise(workers):
     sys.path.insert(0, str(mpi_spawn.SCRIPTS))
     try:
         import check_collectives as cc
     finally:
         sys.path.remove(str(mpi_spawn.SCRIPTS))
-    for workers in (2, 4):  # the layouts of check_collectives (its torus table)
-        made = _open(workers)
-        transports = [t for _, t in made]
+    made = _open(workers)
+    transports = [t for _, t in made]
 
-        def check(transport, workers=workers):
-            failures, count = [], 0
-            for index, collective, algorithm, lay, rows, dtype, limbs, op, kw in cc.cases(workers):
-                if index % 3:  # a third of the catalogue keeps this test fast
-                    continue
-                p, mine = cc.layout(lay, workers, transport.worker_index)
-                elems = p * rows if collective == "all_to_all" else rows
-                plan = build_plan(make_spec(collective, algorithm, p, elems, **kw))
-                flats = cc.inputs(0, index, p, elems, dtype, limbs)
-                ufunc = op if collective in cc.REDUCING else None
-                want = run_plan(plan, flats, ufunc)
-                got = transport.run_plan(plan, mine, [flats[r] for r in mine], ufunc)
-                count += 1
-                failures += [
-                    f"{collective}/{algorithm} {lay} rank {r}"
-                    for r, g in zip(mine, got, strict=True)
-                    if not cc.same_bits(g, want[r])
-                ]
-            return count, failures
+    def check(transport, workers=workers):
+        failures, count = [], 0
+        for index, collective, algorithm, lay, rows, dtype, limbs, op, kw in cc.cases(workers):
+            if index % 3:  # a third of the catalogue keeps this test fast
+                continue
+            p, mine = cc.layout(lay, workers, transport.worker_index)
+            elems = p * rows if collective == "all_to_all" else rows
+            plan = build_plan(make_spec(collective, algorithm, p, elems, **kw))
+            flats = cc.inputs(0, index, p, elems, dtype, limbs)
+            ufunc = op if collective in cc.REDUCING else None
+            want = run_plan(plan, flats, ufunc)
+            got = transport.run_plan(plan, mine, [flats[r] for r in mine], ufunc)
+            count += 1
+            failures += [
+                f"{collective}/{algorithm} {lay} rank {r}"
+                for r, g in zip(mine, got, strict=True)
+                if not cc.same_bits(g, want[r])
+            ]
+        return count, failures
 
-        results = _parallel([lambda t=t: check(t) for t in transports], timeout=120)
-        for t in transports:
-            t.close()
-        for status, value in results:
-            assert status == "ok", value
-            count, failures = value
-            assert count > 50 and not failures, failures[:5]
+    results = _parallel([lambda t=t: check(t) for t in transports], timeout=120)
+    for t in transports:
+        t.close()
+    for status, value in results:
+        assert status == "ok", value
+        count, failures = value
+        assert count > 50 and not failures, failures[:5]
 
 
 def test_the_control_plane_carries_the_strategies_values_with_their_types(pair):
