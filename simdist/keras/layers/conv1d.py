@@ -48,46 +48,6 @@ class Conv1D(Conv):
     _sizes = staticmethod(_one_int)
     _padding = staticmethod(_padding)  # Keras's 'valid' / 'same' / 'causal'
 
-    def __init__(
-        self,
-        filters,
-        kernel_size,
-        strides=1,
-        padding="valid",
-        data_format="channels_last",
-        dilation_rate=1,
-        groups=1,
-        activation=None,
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        **kwargs,
-    ) -> None:
-        super().__init__(
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            groups,
-            activation,
-            use_bias,
-            kernel_initializer,
-            bias_initializer,
-            kernel_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            kernel_constraint,
-            bias_constraint,
-            **kwargs,
-        )
-
     def _forward(self, inputs) -> Tensor:
         padding = self.padding.upper()
         (kernel_size,), (stride,), (dilation,) = self.kernel_size, self.strides, self.dilation_rate

@@ -1,8 +1,10 @@
 """What the convolution layers share (Keras's ``Conv`` base): arguments, weights, penalties.
 
-A subclass names its spatial rank (``_RANK``), how it reads ``kernel_size``/``strides``/
-``dilation_rate`` (``_sizes``) and ``padding`` (``_padding``), the input layout its errors
-show (``_LAYOUT``), and its ``_forward``; the base builds the kernel ``(*kernel_size, in,
+Keras's arguments, in Keras's order and with its defaults, are the base's (an int stride
+or dilation means the same along every axis). A subclass names its spatial rank
+(``_RANK``), how it reads ``kernel_size``/``strides``/``dilation_rate`` (``_sizes``) and
+``padding`` (``_padding``), the input layout its errors show (``_LAYOUT``), and its
+``_forward``; the base builds the kernel ``(*kernel_size, in,
 filters)`` and the bias, checks the input at call, applies the activity regularizer, and
 writes the common part of ``get_config``.
 """
@@ -36,20 +38,20 @@ class Conv(Layer):
         self,
         filters,
         kernel_size,
-        strides,
-        padding,
-        data_format,
-        dilation_rate,
-        groups,
-        activation,
-        use_bias,
-        kernel_initializer,
-        bias_initializer,
-        kernel_regularizer,
-        bias_regularizer,
-        activity_regularizer,
-        kernel_constraint,
-        bias_constraint,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        groups=1,
+        activation=None,
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)

@@ -36,46 +36,6 @@ class Conv2D(Conv):
     _sizes = staticmethod(int_pair)
     _padding = staticmethod(padding_name)  # the op's 'VALID' / 'SAME'
 
-    def __init__(
-        self,
-        filters,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        data_format=None,
-        dilation_rate=(1, 1),
-        groups=1,
-        activation=None,
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        **kwargs,
-    ) -> None:
-        super().__init__(
-            filters,
-            kernel_size,
-            strides,
-            padding,
-            data_format,
-            dilation_rate,
-            groups,
-            activation,
-            use_bias,
-            kernel_initializer,
-            bias_initializer,
-            kernel_regularizer,
-            bias_regularizer,
-            activity_regularizer,
-            kernel_constraint,
-            bias_constraint,
-            **kwargs,
-        )
-
     def _forward(self, inputs) -> Tensor:
         # conv2d + bias_add (+ relu) as one fused op, as TF's grappler runs this layer.
         fused = fused_activation(self.activation)
