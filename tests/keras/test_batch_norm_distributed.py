@@ -149,8 +149,14 @@ def test_sync_batch_norm_outside_replicas_is_batch_norm():
     np.testing.assert_array_equal(np.asarray(a(x, training=True)), np.asarray(b(x, training=True)))
 
 
-@pytest.mark.parametrize("bad", ["renorm", "virtual_batch_size"])
-def test_unsupported_options_raise(bad):
-    kwargs = {"renorm": True} if bad == "renorm" else {"virtual_batch_size": 2}
+@pytest.mark.parametrize(
+    ("bad", "kwargs"),
+    [
+        ("renorm", {"renorm": True}),
+        ("virtual_batch_size", {"virtual_batch_size": 2}),
+        ("adjustment", {"adjustment": lambda shape: (1.0, 0.0)}),  # was silently ignored
+    ],
+)
+def test_unsupported_options_raise(bad, kwargs):
     with pytest.raises(NotImplementedError, match=bad):
         L.BatchNormalization(**kwargs)

@@ -237,8 +237,11 @@ class BatchNormalization(_Normalization):
         fused=None,
         **kwargs,
     ) -> None:
-        kwargs.pop("adjustment", None)
-        kwargs.pop("renorm_clipping", None)
+        if kwargs.pop("adjustment", None) is not None:
+            raise NotImplementedError(
+                "simdist's BatchNormalization does not implement `adjustment`; leave it None."
+            )
+        kwargs.pop("renorm_clipping", None)  # they matter only with renorm=True (refused)
         kwargs.pop("renorm_momentum", None)
         super().__init__(
             axis,
