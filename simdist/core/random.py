@@ -27,7 +27,7 @@ import numbers
 import numpy as np
 
 from simdist import errors
-from simdist.core import check_hook, dtypes
+from simdist.core import dtypes, step_hooks
 from simdist.core.context import mark_runtime_started, state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.shape import TensorShape
@@ -145,7 +145,7 @@ def draw(seed: int | None = None) -> np.random.Generator:
         A fresh ``np.random.Generator`` keyed by ``(global seed, op seed, call count)``.
     """
     mark_runtime_started()
-    check_hook.note("random", seed=seed, stateless=False)
+    step_hooks.note("random", seed=seed, stateless=False)
     current = _current_state()
     g, op, call = current.next_key(_check_seed(seed))
     if current.stream:
@@ -356,7 +356,7 @@ def _stateless_rng(seed) -> np.random.Generator:
         )
     if s.dtype.kind not in "iu":
         raise TypeError(f"seed must hold integers, got dtype {s.dtype}.")
-    check_hook.note("random", seed=(int(s[0]), int(s[1])), stateless=True)
+    step_hooks.note("random", seed=(int(s[0]), int(s[1])), stateless=True)
     return _generator(_STATELESS, int(s[0]), int(s[1]))
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simdist.core import check_hook, nest
+from simdist.core import nest, step_hooks
 from simdist.core.device import canonical_name
 from simdist.core.device import device as device_scope
 from simdist.core.tensor_spec import TensorSpec
@@ -190,7 +190,7 @@ class DistributedDataset(_DistributedInput):
             policy=self._auto_shard_policy,
         )
         self._finish_spec(replica_spec, dataset._cardinality())
-        check_hook.note("distribute_dataset", policy=self._auto_shard_policy, workers=num_workers)
+        step_hooks.note("distribute_dataset", policy=self._auto_shard_policy, workers=num_workers)
 
     @property
     def auto_shard_policy(self) -> AutoShardPolicy:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from simdist.core import check_hook, nest, profile_hook, replay_hook
+from simdist.core import nest, profile_hook, step_hooks
 from simdist.core.context import state
 from simdist.core.device import DEFAULT_DEVICE
 from simdist.core.random import RandomState, _current_state
@@ -49,7 +49,7 @@ class Strategy:
 
     @property
     def num_replicas_in_sync(self) -> int:
-        return check_hook.reported(self, self._extended._num_replicas_in_sync)
+        return step_hooks.reported(self, self._extended._num_replicas_in_sync)
 
     @property
     def cluster_resolver(self):
@@ -111,15 +111,14 @@ class Strategy:
         per_replica = [
             (select_replica(i, tuple(args)), select_replica(i, kwargs)) for i in range(n)
         ]
-        replay_hook.run_starting(self)
-        per_replica = check_hook.run_inputs(self, per_replica, (tuple(args), kwargs))
+        step_hooks.run_starting(self)
+        per_replica = step_hooks.run_inputs(self, per_replica, (tuple(args), kwargs))
         caller = (state.function_depth, list(state.variable_creators), _current_state())
         with self.scope():
             runner = runner_lib.ReplicaRunner(n, lambda i: self._enter_replica(i, runner, caller))
             with profile_hook.step(self):
                 results = runner.run(fn, per_replica)
-        replay_hook.run_finished(self, results)
-        check_hook.run_done(self, results)
+        step_hooks.run_finished(self, results)
         return regroup(results)
 
     def _replica_stream(self, replica_id: int, host: RandomState) -> RandomState:

@@ -21,8 +21,8 @@ import weakref
 from typing import NamedTuple
 
 from simdist import settings
-from simdist.core import check_hook
 from simdist.core import context as core_context
+from simdist.core import step_hooks
 from simdist.core.context import ProcessState, mark_runtime_started, process_state
 from simdist.core.device import DeviceSpec, canonical_name
 from simdist.distribute.worker_context import current_worker
@@ -138,7 +138,7 @@ def set_virtual_devices(gpus: int | None = None, tpus: int | None = None) -> Non
     """
     host = _host()
     counts = dict(host.counts)
-    gpus = check_hook.shape("gpus", gpus)
+    gpus = step_hooks.shape("gpus", gpus)
     for kind, n in (("GPU", gpus), ("TPU", tpus)):
         if n is None:
             continue

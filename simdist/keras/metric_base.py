@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from simdist.core import check_hook
+from simdist.core import step_hooks
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import array_ops, math_ops, reduction_ops
 from simdist.core.tensor import Tensor
@@ -111,7 +111,7 @@ class Reduce(Metric):
         Raises:
             ValueError: ``sample_weight`` that cannot be matched to ``values``.
         """
-        check_hook.note("metric", metric=self)
+        step_hooks.note("metric", metric=self)
         values = math_ops.cast(convert_to_tensor(values), self.dtype)
         weight = None
         if sample_weight is not None:

@@ -3,7 +3,7 @@
 A user's program runs twice: on N replicas (each with B/N of a global batch of B) and on one
 replica with the whole batch B, from the same initial weights and the same examples (the
 one-replica run is fed, at every ``strategy.run``, the replicated run's global batch of that
-step). Hooks inside simdist (:mod:`simdist.core.check_hook`) capture each step's inputs and
+step). Hooks inside simdist (:mod:`simdist.core.step_hooks`) capture each step's inputs and
 results, the aggregated gradients as they reach ``optimizer.apply_gradients``, the weights
 before and after, and metric values; no change to the program is needed. The report
 (:mod:`simdist.sim.check_step_report`) compares them per variable and names the likely

@@ -2,7 +2,7 @@
 aggregated gradients the optimizer received, the weights before and after, metric values,
 and notes of the ops that explain differences (with the user's line that called them).
 
-A :class:`Recorder` is installed as :mod:`simdist.core.check_hook`'s listener for one run.
+A :class:`Recorder` is installed as :mod:`simdist.core.step_hooks`'s listener for one run.
 In ``"replicated"`` mode it records what N replicas see; in ``"single"`` mode it shrinks
 the program to one replica (virtual GPUs, TPU slice, virtual cluster) and feeds each
 ``strategy.run`` the replicated run's whole global batch of that step (every replica's
@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from simdist.core import check_hook, nest
+from simdist.core import nest, step_hooks
 from simdist.core.context import state
 from simdist.distribute.worker_context import current_worker
 
@@ -70,7 +70,7 @@ class StepRecord:
 def user_site() -> tuple[str | None, str | None, int]:
     """``("file:line", source line, depth)`` of the innermost caller outside simdist (Nones if
     none); ``depth``: the simdist frames between it and the hook (1: it called the op)."""
-    frame = sys._getframe(3)  # above user_site, Recorder.note and check_hook.note
+    frame = sys._getframe(3)  # above user_site, Recorder.note and step_hooks.note
     depth = 0
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
@@ -106,7 +106,7 @@ def _worker(strategy) -> tuple[int, int]:
     return getattr(extended, "_worker_index", 0), getattr(extended, "_replica_id_offset", 0)
 
 
-class Recorder:
+class Recorder(step_hooks.Listener):
     """Listen to one run of the user's program (see the module docstring).
 
     Args:
@@ -135,13 +135,11 @@ class Recorder:
 
     # --- activation ----------------------------------------------------------------------
     def __enter__(self) -> Recorder:
-        if check_hook._active is not None:
-            raise RuntimeError("a step check is already running; checks do not nest.")
-        check_hook._active = self
+        step_hooks.set_listener(self)  # refuses while a check or a replay runs
         return self
 
     def __exit__(self, *exc) -> None:
-        check_hook._active = None
+        step_hooks.set_listener(None)
 
     # --- hooks ---------------------------------------------------------------------------
     def shape(self, kind: str, value):
@@ -250,14 +248,18 @@ class Recorder:
             fed.append(convert_to_tensor(np.concatenate(parts, axis=0)))
         return nest.pack_sequence_as(replica_args, fed)
 
-    def run_done(self, strategy, results: list) -> None:
+    values_before = True  # the one-replica run compares each update from the same weights
+
+    def run_finished(self, strategy, results: list) -> None:
         worker, offset = _worker(strategy)
         with self._lock:
             record = self._current.get(worker)
             if record is not None:
                 record.results = [_scalars(r) for r in results]
 
-    def gradients_applied(self, strategy, variables, grads, before) -> None:
+    def gradients_applied(self, strategy, variables, grads, before, aggregated) -> None:
+        if not aggregated:
+            return  # each replica's own gradients: nothing to compare with one replica
         with self._lock:
             record = self._current.get(_worker(strategy)[0])
             if record is None:

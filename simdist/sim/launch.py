@@ -34,7 +34,7 @@ from typing import Any
 from simdist import settings
 from simdist.backends.base import WorkerFailedError
 from simdist.backends.inprocess import InProcessTransport
-from simdist.core import check_hook
+from simdist.core import step_hooks
 from simdist.core.context import state
 from simdist.core.random import RandomState
 from simdist.distribute import runner as runner_lib
@@ -116,7 +116,7 @@ def launch(
             "function itself, e.g. tf.sim.launch(main, workers=2), or use launch_script for a file."
         )
     if cluster is None:
-        workers = check_hook.shape("workers", workers)
+        workers = step_hooks.shape("workers", workers)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")
         cluster = {"worker": [f"localhost:{BASE_PORT + i}" for i in range(workers)]}
@@ -124,7 +124,7 @@ def launch(
     tasks = cluster_tasks(cluster)
     if devices_per_worker is None:
         devices_per_worker = settings.get().virtual_gpus
-    devices_per_worker = check_hook.shape("devices_per_worker", devices_per_worker)
+    devices_per_worker = step_hooks.shape("devices_per_worker", devices_per_worker)
     if isinstance(devices_per_worker, bool) or not isinstance(devices_per_worker, int):
         raise ValueError(f"devices_per_worker must be an int >= 0, got {devices_per_worker!r}")
     if devices_per_worker < 0:

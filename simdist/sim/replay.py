@@ -3,7 +3,7 @@
 :func:`replay` runs an unmodified program (a script, as ``__main__``, or a function) as a
 virtual cluster (:func:`simdist.sim.launch`; one worker is a plain single-host program)
 with ``SIMDIST_FORCE_ALL_REDUCE`` set to the algorithm (:mod:`simdist.collectives.forced`),
-and listens on :mod:`simdist.core.replay_hook`:
+and listens on :mod:`simdist.core.step_hooks`:
 
 * a **training step** is a ``strategy.run`` during which an optimizer applied gradients
   (``apply_gradients`` under the strategy); runs that update nothing (evaluation, metrics)
@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from simdist import settings
-from simdist.core import replay_hook
+from simdist.core import step_hooks
 from simdist.sim.launch import launch, launch_script
 
 __all__ = ["Replay", "StopReplay", "replay"]
@@ -103,8 +103,8 @@ class _WorkerLog:
     strategy: str = ""
 
 
-class _Recorder:
-    """The :mod:`simdist.core.replay_hook` listener of one replay."""
+class _Recorder(step_hooks.Listener):
+    """The :mod:`simdist.core.step_hooks` listener of one replay."""
 
     def __init__(self, steps: int | None) -> None:
         self.steps = steps
@@ -130,7 +130,7 @@ class _Recorder:
                 raise StopReplay()
         log.updated = {}
 
-    def optimizer_updated(self, strategy, variables: list) -> None:
+    def gradients_applied(self, strategy, variables, grads, before, aggregated) -> None:
         log = self._log(strategy)
         for variable in variables:
             log.updated.setdefault(id(variable), variable)
@@ -200,8 +200,10 @@ def replay(
         RuntimeError: a replay is already running in this process.
         Exception: what the program raised (a ``SystemExit`` with a non-zero code too).
     """
-    if replay_hook.listener() is not None:
-        raise RuntimeError("a simdist replay is already running in this process; they do not nest")
+    if step_hooks.listener() is not None:
+        raise RuntimeError(
+            "a simdist replay or step check is already running in this process; they do not nest"
+        )
     name = os.fspath(target) if not callable(target) else getattr(target, "__name__", "program")
     recorder = _Recorder(steps)
     printed = io.StringIO()
@@ -210,7 +212,7 @@ def replay(
             if quiet:
                 hide.enter_context(contextlib.redirect_stdout(printed))
                 hide.enter_context(contextlib.redirect_stderr(printed))
-            replay_hook.set_listener(recorder)
+            step_hooks.set_listener(recorder)
             if callable(target):
                 launch(target, workers, devices_per_worker)
             else:
@@ -225,7 +227,7 @@ def replay(
         _show(printed, quiet)
         raise
     finally:
-        replay_hook.set_listener(None)
+        step_hooks.set_listener(None)
     return recorder.result(algorithm, name)
 
 

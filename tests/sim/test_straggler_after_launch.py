@@ -8,25 +8,19 @@ import pytest
 
 import simdist as tf
 from simdist import errors
-from simdist.core import replay_hook
+from simdist.core import step_hooks
 from simdist.distribute.faults import FaultPlan
 from simdist.sim import launch
 
 
-class _Listener:
-    """A replay_hook listener that records the strategy.run calls that start."""
+class _Listener(step_hooks.Listener):
+    """A listener that records the strategy.run calls that start."""
 
     def __init__(self) -> None:
         self.started = []
 
     def run_starting(self, strategy) -> None:
         self.started.append(type(strategy).__name__)
-
-    def run_finished(self, strategy, results) -> None:
-        pass
-
-    def optimizer_updated(self, strategy, variables) -> None:
-        pass
 
 
 def test_a_straggler_that_wakes_after_the_deadline_runs_no_more_steps():
@@ -46,9 +40,9 @@ def test_a_straggler_that_wakes_after_the_deadline_runs_no_more_steps():
     with pytest.raises(errors.DeadlineExceededError, match="Worker 1 neither reached"):
         launch(prog, workers=2, devices_per_worker=1, faults=plan, timeout=0.1)
     listener = _Listener()
-    replay_hook.set_listener(listener)  # what runs in the process now (a replay, a check)
+    step_hooks.set_listener(listener)  # what runs in the process now (a replay, a check)
     try:
         assert straggler_done.wait(timeout=10)
     finally:
-        replay_hook.set_listener(None)
+        step_hooks.set_listener(None)
     assert listener.started == []  # the woken straggler started no strategy.run

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import errors
-from simdist.core import check_hook, dtypes
+from simdist.core import dtypes, step_hooks
 from simdist.core.context import num_replicas_in_sync, state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops._helpers import as_tensors, unbroadcast
@@ -263,7 +263,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         gbs = lv.shape[0] * num_replicas_in_sync()
     else:
         gbs = _global_batch_size(global_batch_size)
-    check_hook.note("compute_average_loss", given=global_batch_size is not None, divisor=gbs)
+    step_hooks.note("compute_average_loss", given=global_batch_size is not None, divisor=gbs)
     scale = work.type(0 if gbs == 0 else 1 / gbs)  # div_no_nan: 0 for an empty global batch
     out = make_tensor(np.asarray(np.sum(weighted) * scale, dtype=work), out_dtype)
 
@@ -286,7 +286,7 @@ def scale_regularization_loss(regularization_loss) -> Tensor:
         RuntimeError: called in a strategy's cross-replica context.
     """
     _refuse_cross_replica("scale_regularization_loss")
-    check_hook.note("scale_regularization_loss")
+    step_hooks.note("scale_regularization_loss")
     x = convert_to_tensor(regularization_loss)
     xv = x._value
     work = xv.dtype if x.dtype.is_floating else np.dtype(np.float64)

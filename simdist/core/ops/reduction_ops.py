@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from simdist import errors
-from simdist.core import check_hook, dtypes
+from simdist.core import dtypes, step_hooks
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, make_tensor
@@ -80,7 +80,7 @@ def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Sum over ``axis`` (all axes when ``None``), in the input's dtype."""
-    check_hook.note("reduce", op="reduce_sum")
+    step_hooks.note("reduce", op="reduce_sum")
     x = _input("Sum", input_tensor, "iuf")
     xv = x._value
     axes = _axes(axis, xv.ndim)
@@ -91,7 +91,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Mean over ``axis``; for integer inputs the sum divided with truncation toward zero."""
-    check_hook.note("reduce", op="reduce_mean")
+    step_hooks.note("reduce", op="reduce_mean")
     x = _input("Mean", input_tensor, "iuf")
     xv = x._value
     axes = _axes(axis, xv.ndim)

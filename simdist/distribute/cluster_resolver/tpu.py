@@ -35,7 +35,7 @@ import os
 from typing import Any
 
 from simdist import settings
-from simdist.core import check_hook
+from simdist.core import step_hooks
 from simdist.distribute import tpu_system, virtual_devices
 from simdist.distribute.cluster_resolver.cluster_spec import ClusterSpec
 from simdist.distribute.cluster_resolver.resolvers import ClusterResolver, format_master_url
@@ -178,7 +178,7 @@ class TPUClusterResolver(ClusterResolver):
             raise TypeError(f"tpu must be a string or None, got {type(tpu).__name__}.")
         if not tpu:
             tpu = os.environ.get("TPU_NAME") or "local"
-        tpu = check_hook.shape("tpu", tpu)
+        tpu = step_hooks.shape("tpu", tpu)
         self._address: str | None = None
         if tpu == "local":
             self._tpu = "local"

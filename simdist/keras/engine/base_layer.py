@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 
-from simdist.core import check_hook, dtypes, nest, profile_hook, trackable
+from simdist.core import dtypes, nest, profile_hook, step_hooks, trackable
 from simdist.core.convert import convert_to_tensor
 from simdist.core.module import Module
 from simdist.core.name_scope import outside_name_scopes
@@ -323,7 +323,7 @@ class Layer(AutoTrackable):
             latest = max((g for g, _ in mine), default=None)
             out.extend(x for g, x in mine if g == latest)
         if out:
-            check_hook.note("regularization_losses", layer=self)
+            step_hooks.note("regularization_losses", layer=self)
         return out
 
     # --- masks (simdist.keras.engine.masking) ------------------------------------------
@@ -438,7 +438,7 @@ class Layer(AutoTrackable):
         try:
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
-            check_hook.note("layer", layer=self, training=training)
+            step_hooks.note("layer", layer=self, training=training)
             if self._supports_masking and (
                 input_masks is not None or type(self).compute_mask is not Layer.compute_mask
             ):  # (a pass-through layer given no mask has none to attach)

@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from simdist.core import check_hook, dtypes, profile_hook, replay_hook, trackable
+from simdist.core import dtypes, profile_hook, step_hooks, trackable
 from simdist.core.context import state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import GradientTape
@@ -379,12 +379,12 @@ class Optimizer(trackable.Trackable):
             clip = self._clip_gradients if clipping_on else None
             grads = clip_per_replica([g for g, _ in kept], strategy, clip)
         pairs_to_apply = list(zip(grads, variables, strict=True))
-        if check_hook.active() is not None and aggregate:
+        before = None
+        if step_hooks.wants_values_before():
             before = [np.array(_array(first_component(v))) for v in variables]
-            check_hook.gradients_applied(strategy, variables, grads, before)
+        step_hooks.gradients_applied(strategy, variables, grads, before, aggregate)
         self._distributed_apply(pairs_to_apply, strategy, per_copy=not aggregate)
         profile_hook.optimizer_updated(self, pairs)
-        replay_hook.optimizer_updated(strategy, variables)
         return self._iterations
 
     def _clip_gradients(self, grads: list) -> list[np.ndarray]:
