@@ -18,7 +18,7 @@ def pricing_rows() -> list[dict]:
 
     Each row: ``case``, ``ranks``, ``algorithm``, ``plan_s`` (building the schedule, by
     ``simdist.collectives``), ``seconds`` (pricing it: the first, cold call, routes not yet
-    cached), ``predicted_ms`` and ``goal_s`` (the pricing goal; None where none).
+    cached), ``predicted_ms`` and ``goal_s`` (the goal for plan + price; None where none).
     """
     from simdist.collectives.api import schedule
     from simdist.cost import price
@@ -56,13 +56,16 @@ def pricing_rows() -> list[dict]:
 def main() -> None:
     print(
         f"{'case':<20} {'ranks':>6} {'algorithm':<20} {'plan s':>7} {'price s':>8} "
-        f"{'pred. ms':>9}  pricing goal"
+        f"{'pred. ms':>9}  goal (plan + price)"
     )
     for row in pricing_rows():
         verdict = (
             ""
             if row["goal_s"] is None
-            else (f"< {row['goal_s']} s: {'ok' if row['seconds'] < row['goal_s'] else 'MISSED'}")
+            else (
+                f"< {row['goal_s']} s: "
+                f"{'ok' if row['plan_s'] + row['seconds'] < row['goal_s'] else 'MISSED'}"
+            )
         )
         print(
             f"{row['case']:<20} {row['ranks']:>6} {row['algorithm']:<20} "

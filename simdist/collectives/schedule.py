@@ -14,13 +14,14 @@ execute its arithmetic) and the cost model (which prices it on a topology):
 from __future__ import annotations
 
 import dataclasses
+import typing
 
 __all__ = ["Transfer", "Schedule"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Transfer:
-    """One point-to-point message of one step."""
+class Transfer(typing.NamedTuple):
+    """One point-to-point message of one step (a named tuple: a 4,096-chip plan makes
+    hundreds of thousands, three times faster than a frozen dataclass)."""
 
     src: int
     dst: int
