@@ -42,17 +42,24 @@ class StepAssumptions:
             if not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
                 raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
 
-    def lines(self) -> list[str]:
-        """The assumptions as report lines."""
+    def kernel_lines(self) -> list[str]:
+        """The assumptions about compute kernels, as report lines."""
         return [
-            f"kernel launch overhead {self.launch_overhead * 1e6:g} us per kernel, collectives "
-            "included (assumption)",
+            f"kernel launch overhead {self.launch_overhead * 1e6:g} us per kernel (assumption)",
             f"framework overhead {self.framework_overhead * 1e6:g} us per op (assumption)",
             "kernel time = launch + framework + max(FLOPs / peak, bytes / memory bandwidth) "
             "(roofline with Hockney's n1/2 startup)",
             "float32 matmuls at the TF32 tensor-core peak (TensorFlow's default)"
             if self.tf32
             else "float32 matmuls at the FP32 peak",
+        ]
+
+    def lines(self) -> list[str]:
+        """The assumptions of ``price_step``, as report lines."""
+        launch, *rest = self.kernel_lines()
+        return [
+            launch.replace(" per kernel ", " per kernel, collectives included "),
+            *rest,
             "gradient all-reduce: NCCL's tuning model on GPU systems, else the schedule model; "
             "buckets overlap backward",
         ]

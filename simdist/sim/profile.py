@@ -35,6 +35,7 @@ import threading
 import numpy as np
 
 from simdist.core import profile_hook
+from simdist.cost.assumptions import StepAssumptions
 from simdist.cost.compute import DTYPE_SIZES, OpCost, layer_costs, optimizer_cost
 from simdist.cost.nccl_constants import ALGORITHMS as NCCL_ALGORITHMS
 from simdist.topology.model import Topology
@@ -104,6 +105,9 @@ class profile:
             runs (where the op selects: NCCL's model and choice on GPU systems, else the
             selector's); ``"nccl"``/``"nccl:ring"``... or a schedule name (``"ring"``...)
             prices every all-reduce with it.
+        assumptions: the step model's :class:`~simdist.cost.StepAssumptions` (kernel launch
+            and framework overhead per kernel, TF32 matmuls), as ``simdist.cost.price_step``
+            uses them; default: its defaults.
 
     Raises:
         ValueError: an unknown topology or algorithm name; on entering a step, a strategy
@@ -111,7 +115,16 @@ class profile:
         RuntimeError: entering a profile while another is active.
     """
 
-    def __init__(self, topology: Topology | str = "dgx-h100", algorithm: str = "auto") -> None:
+    def __init__(
+        self,
+        topology: Topology | str = "dgx-h100",
+        algorithm: str = "auto",
+        assumptions: StepAssumptions | None = None,
+    ) -> None:
+        if assumptions is not None and not isinstance(assumptions, StepAssumptions):
+            raise TypeError(
+                f"assumptions must be a simdist.cost.StepAssumptions, got {assumptions!r}"
+            )
         if isinstance(topology, str):
             from simdist.topology import get_topology
 
@@ -131,6 +144,7 @@ class profile:
                 )
         self.topology = topology
         self.algorithm = algorithm
+        self.assumptions = StepAssumptions() if assumptions is None else assumptions
         self.steps: list[StepRecord] = []
         self.outside: list[CollectiveRecord] = []  # collectives outside any strategy.run
         self.uncounted: dict[str, int] = {}  # "name (Type)" -> calls whose compute is unknown

@@ -2,8 +2,10 @@
 
 Each recorded step is replayed on per-device clocks (replica ``r`` on topology device ``r``):
 
-* a compute record advances its replica's clock by the roofline time of its kernels
-  (:func:`simdist.cost.roofline_time` on that device, at the recorded dtype);
+* a compute record advances its replica's clock by the time of its kernels under the
+  step model's assumptions (:func:`simdist.cost.kernel_time` on that device, at the
+  recorded dtype: roofline plus launch and framework overhead per kernel, TF32 matmuls, as
+  :func:`simdist.cost.price_step` prices them);
 * a collective starts when every taking-part replica has reached it (the latest clock) and
   ends :func:`simdist.cost.pricing.price_call` seconds later on every one of them: NCCL's
   model on GPU systems where it applies (as :func:`simdist.cost.price_step` prices its
@@ -22,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from simdist.cost.compute import roofline_time
+from simdist.cost.assumptions import StepAssumptions, kernel_time
 from simdist.cost.pricing import PricedCall, price_call
 from simdist.cost.trace import Timeline, TimelineEvent, to_chrome_trace, write_chrome_trace
 from simdist.sim.profile import CollectiveRecord, ComputeRecord
@@ -72,6 +74,7 @@ class ProfileReport:
     steps: tuple[StepReport, ...]
     outside: tuple[CollectiveRecord, ...]
     uncounted: tuple[tuple[str, int], ...]
+    assumptions: StepAssumptions = StepAssumptions()
 
     @property
     def total_time(self) -> float:
@@ -146,7 +149,7 @@ def _price_step(prof, step, cache: dict) -> StepReport:
         if isinstance(item, ComputeRecord):
             r = item.replica
             dtype = _device_dtype(devices[r], item.dtype)
-            seconds = sum(roofline_time(op, devices[r], dtype) for op in item.ops)
+            seconds = sum(kernel_time(op, devices[r], dtype, prof.assumptions) for op in item.ops)
             args = (("flops", item.flops), ("bytes", item.nbytes), ("dtype", item.dtype))
             name = f"{item.name} {item.phase}"
             events.append(TimelineEvent(r, "compute", name, clocks[r], seconds, item.phase, args))
@@ -210,6 +213,7 @@ def build_report(prof) -> ProfileReport:
         steps,
         tuple(prof.outside),
         tuple(sorted(prof.uncounted.items())),
+        prof.assumptions,
     )
 
 
@@ -275,7 +279,8 @@ def format_report(report: ProfileReport) -> str:
     lines = [
         f"simdist profile on {report.topology}: {len(report.steps)} step(s), "
         f"algorithm {report.algorithm}",
-        "counted: Keras layer forward/backward kernels and the optimizer update (roofline), "
+        "counted: Keras layer forward/backward kernels and the optimizer update (step model "
+        "below), "
         "cross-replica collectives (NCCL's model on GPU systems, else alpha-beta with "
         "contention);",
         "not counted: ops outside Keras layers (losses, metrics), host-side reduce/gather, "
@@ -300,4 +305,5 @@ def format_report(report: ProfileReport) -> str:
     if report.uncounted:
         listed = ", ".join(f"{name} x{count}" for name, count in report.uncounted)
         lines.append(f"compute not counted (no cost model): {listed}")
+    lines.extend(f"# assumption: {line}" for line in report.assumptions.kernel_lines())
     return "\n".join(lines)

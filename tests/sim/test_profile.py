@@ -9,7 +9,7 @@ import simdist as tf
 import simdist.sim as sim
 from simdist.core import profile_hook
 from simdist.core.tape import GradientTape
-from simdist.cost import layer_costs, optimizer_cost, roofline_time
+from simdist.cost import StepAssumptions, kernel_time, layer_costs, optimizer_cost, roofline_time
 from simdist.cost.pricing import price_call
 from simdist.distribute.values import PerReplica
 from simdist.sim.profile import CollectiveRecord
@@ -91,16 +91,36 @@ def test_comm_time_is_the_price_of_the_recorded_all_reduces(profiled):
         assert step.bottleneck is None  # NCCL's model prices no links
 
 
-def test_compute_is_the_roofline_of_the_layer_model(profiled):
-    n, model, _, report = profiled
-    device = sim.get_topology("dgx-h100").devices[0]
+def _layer_model_ops(model):
     costs = layer_costs(model, (FEATURES,), BATCH)  # first layer: no input gradient
     ops = [op for c in costs for op in c.forward + c.backward]
     ops.append(optimizer_cost(sum(_gradient_sizes(model)), "sgd"))
-    expected = sum(roofline_time(op, device) for op in ops)
+    return ops
+
+
+def test_compute_is_the_step_model_of_the_layer_model(profiled):
+    # the kernels priced as price_step prices them: roofline + launch + framework overhead
+    n, model, _, report = profiled
+    device = sim.get_topology("dgx-h100").devices[0]
+    ops = _layer_model_ops(model)
+    expected = sum(kernel_time(op, device, "float32", StepAssumptions()) for op in ops)
     for step in report.steps:
         assert step.compute_time == pytest.approx((expected,) * n, rel=1e-12)
         assert step.flops == pytest.approx((sum(op.flops for op in ops),) * n)
+    assert "# assumption: kernel launch overhead 4 us per kernel" in str(report)
+
+
+def test_without_overheads_compute_is_the_roofline():
+    strategy, model, step, x, y = _setup(2)
+    bare = StepAssumptions(launch_overhead=0.0, framework_overhead=0.0, tf32=False)
+    with sim.profile(topology="dgx-h100", assumptions=bare) as prof:
+        strategy.run(step, args=(x, y))
+    device = sim.get_topology("dgx-h100").devices[0]
+    expected = sum(roofline_time(op, device) for op in _layer_model_ops(model))
+    (priced,) = prof.report().steps
+    assert priced.compute_time == pytest.approx((expected,) * 2, rel=1e-12)
+    with pytest.raises(TypeError, match="StepAssumptions"):
+        sim.profile(assumptions={"launch_overhead": 0})
 
 
 def test_chrome_trace_has_events_for_every_device(profiled, tmp_path):
