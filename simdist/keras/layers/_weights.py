@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simdist.keras import constraints, regularizers
 
-__all__ = ["WeightOptions", "weight_options", "weight_options_config"]
+__all__ = ["WeightOptions", "add_kernel_and_bias", "weight_options", "weight_options_config"]
 
 
 class WeightOptions(dict):
@@ -49,3 +49,24 @@ def weight_options_config(layer) -> dict:
             "bias_constraint",
         )
     ).config()
+
+
+def add_kernel_and_bias(layer, kernel_shape: list, bias_size: int) -> None:
+    """``layer.kernel`` (and ``layer.bias`` when ``layer.use_bias``, else None) from the
+    layer's ``kernel_*`` / ``bias_*`` initializer, regularizer and constraint attributes."""
+    layer.kernel = layer.add_weight(
+        "kernel",
+        shape=list(kernel_shape),
+        initializer=layer.kernel_initializer,
+        regularizer=layer.kernel_regularizer,
+        constraint=layer.kernel_constraint,
+    )
+    layer.bias = None
+    if layer.use_bias:
+        layer.bias = layer.add_weight(
+            "bias",
+            shape=[bias_size],
+            initializer=layer.bias_initializer,
+            regularizer=layer.bias_regularizer,
+            constraint=layer.bias_constraint,
+        )

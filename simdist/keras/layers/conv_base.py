@@ -16,6 +16,7 @@ from simdist.core.tensor import Tensor
 from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, positive_int
+from simdist.keras.layers._weights import add_kernel_and_bias
 
 __all__ = ["Conv"]
 
@@ -86,22 +87,7 @@ class Conv(Layer):
                 f"channel count; received input_shape={shape}."
             )
         self._channels = int(shape[-1])
-        self.kernel = self.add_weight(
-            "kernel",
-            shape=[*self.kernel_size, self._channels, self.filters],
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=[self.filters],
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
+        add_kernel_and_bias(self, [*self.kernel_size, self._channels, self.filters], self.filters)
         self.built = True
 
     def call(self, inputs) -> Tensor:

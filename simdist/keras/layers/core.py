@@ -11,6 +11,7 @@ from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, positive_int, static_shape
 from simdist.keras.layers._fusion import NOT_FUSABLE, fused_activation
+from simdist.keras.layers._weights import add_kernel_and_bias
 
 __all__ = ["Dense", "Flatten", "Dropout", "Activation", "ReLU"]
 
@@ -60,22 +61,7 @@ class Dense(Layer):
                 f"None. Full input shape received: {shape}"
             )
         self._last_dim = int(last)
-        self.kernel = self.add_weight(
-            "kernel",
-            shape=[self._last_dim, self.units],
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight(
-                "bias",
-                shape=[self.units],
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
+        add_kernel_and_bias(self, [self._last_dim, self.units], self.units)
         self.built = True
 
     def call(self, inputs) -> Tensor:
