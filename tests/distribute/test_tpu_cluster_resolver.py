@@ -4,18 +4,9 @@ import pytest
 
 import simdist as tf
 from simdist import errors
-from simdist.distribute import tpu_system
 from simdist.distribute.cluster_resolver.tpu import TPUClusterResolver, resolve_slice
 
-
-@pytest.fixture(autouse=True)
-def fresh_tpu_system(monkeypatch, simdist_env):
-    simdist_env("SIMDIST_TPU", None)
-    monkeypatch.delenv("TPU_NAME", raising=False)
-    yield
-    tpu_system._state.system = None
-    tpu_system._state.connected.clear()
-    tf.config.set_virtual_devices(tpus=0)
+pytestmark = pytest.mark.usefixtures("fresh_tpu_system")  # tests/distribute/conftest.py
 
 
 @pytest.mark.parametrize(

@@ -14,14 +14,7 @@ DeviceAssignment = tf.tpu.experimental.DeviceAssignment
 DeviceOrderMode = tf.tpu.experimental.DeviceOrderMode
 
 
-@pytest.fixture(autouse=True)
-def fresh_tpu_system(monkeypatch, simdist_env):
-    simdist_env("SIMDIST_TPU", None)
-    monkeypatch.delenv("TPU_NAME", raising=False)
-    yield
-    tpu_system._state.system = None
-    tpu_system._state.connected.clear()
-    tf.config.set_virtual_devices(tpus=0)
+pytestmark = pytest.mark.usefixtures("fresh_tpu_system")  # tests/distribute/conftest.py
 
 
 def initialize(tpu="v3-8"):

@@ -8,7 +8,6 @@ import pytest
 
 import simdist as tf
 from simdist import errors
-from simdist.distribute import tpu_system
 
 EAGER_RUN_ERROR = (
     "TPUStrategy.run(fn, ...) does not support pure eager execution. please make sure the "
@@ -17,15 +16,7 @@ EAGER_RUN_ERROR = (
 )
 
 
-@pytest.fixture(autouse=True)
-def fresh_tpu_system(monkeypatch, simdist_env):
-    simdist_env("SIMDIST_TPU", None)
-    monkeypatch.delenv("TPU_NAME", raising=False)
-    yield
-    tpu_system._state.system = None
-    tpu_system._state.connected.clear()
-    tf.config.set_virtual_devices(tpus=0)
-    tf.config.run_functions_eagerly(False)
+pytestmark = pytest.mark.usefixtures("fresh_tpu_system")  # tests/distribute/conftest.py
 
 
 def make_strategy(tpu="v4-8", **kwargs):
