@@ -88,8 +88,8 @@ _PROCESS_CPUS = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else
 class _Helper:
     """A daemon thread that works on the latest job it was handed, when the OS runs it.
 
-    It may run on every CPU of the process, even when the thread that started it was pinned
-    to one (``SIMDIST_PIN_REPLICA_THREADS=1`` pins a run's replica threads).
+    It may run on every CPU of the process, even when the thread that started it was
+    restricted to one (for an instant, a woken replica thread is: ``distribute.handover``).
     """
 
     def __init__(self) -> None:
