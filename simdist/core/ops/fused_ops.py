@@ -117,7 +117,8 @@ def conv2d_bias_activation(
         if activation == "relu":
             np.maximum(block, 0, out=block)
 
-    run_blocks(num_blocks, forward_block)
+    block_flops = 2 * step * per_image * wm.shape[0] * out_c  # each block's matrix product
+    run_blocks(num_blocks, forward_block, block_flops)
     out = make_tensor(y2.reshape(xv.shape[:-3] + (h.out, w.out, out_c)), x.dtype)
 
     def vjp(wanted, g):
@@ -137,7 +138,7 @@ def conv2d_bias_activation(
             if wanted[0]:
                 col2im_add(dxp[first:last], gz, wt, h, w)
 
-        run_blocks(num_blocks, backward_block)
+        run_blocks(num_blocks, backward_block, block_flops * (int(want_wb) + int(wanted[0])))
         dwb = None
         if want_wb:  # the blocks' sum in block order, whichever thread ran which block
             if num_blocks == 0:  # an empty batch
