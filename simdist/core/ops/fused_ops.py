@@ -9,11 +9,11 @@
 * forward, per block: the windows (im2col) and one matmul, the bias riding inside it (a
   column of ones in ``cols``, the bias as the filters' last row); the relu then runs in
   place on the matmul's output, so no intermediate array is allocated;
-* backward, per block: the upstream gradient masked by the relu once, then the block's
-  filter and bias gradient from one matmul (``cols^T @ dy``: the ones column makes the
-  bias gradient its last row) and its input gradient by col2im, while the masked gradient
-  is still in cache; the filter gradient is the sum of the blocks' matmuls, added in block
-  order (deterministic, rounding like a blocked matmul).
+* backward: the upstream gradient masked by the relu once, then per block two tasks for
+  the intra-op threads: the block's filter and bias gradient from one matmul (``cols^T @
+  dy``: the ones column makes the bias gradient its last row) and its input gradient by
+  col2im; the filter gradient is the sum of the blocks' matmuls, added in block order
+  (deterministic, rounding like a blocked matmul).
 
 Values equal the unfused ops' up to float rounding (the bias is added inside the matmul's
 sum). At the relu's kink the gradient follows ``tf.nn.relu``: none at 0, and
@@ -37,6 +37,7 @@ __all__ = ["conv2d_bias_activation", "dense_bias_activation", "ACTIVATIONS"]
 
 ACTIVATIONS = (None, "relu")
 _CHUNK_ROWS = 2048  # rows of the conv backward done together: ~256 KiB of gradient
+_WEIGHTS, _INPUT = "weights", "input"  # the two gradient tasks of a backward block
 
 
 def _check_activation(activation) -> None:
@@ -127,18 +128,22 @@ def conv2d_bias_activation(
         dxp = np.zeros((n, h.padded, w.padded, xv.shape[-1]), g2.dtype) if wanted[0] else None
         wt = np.ascontiguousarray(wv.transpose(0, 1, 3, 2)) if wanted[0] else None
         parts: list[np.ndarray | None] = [None] * num_blocks
+        # Per block two independent tasks, the filter/bias gradient and the input gradient
+        # (different outputs, so the same bits whichever thread runs which): a batch of one
+        # block still keeps two threads busy.
+        tasks = [t for t, want in ((_WEIGHTS, want_wb), (_INPUT, wanted[0])) if want]
+        masked = _relu_masked(g2, y2, activation)
 
-        def backward_block(i: int) -> None:
-            # The masked gradient of a few images, still in cache for both matmuls.
+        def backward_task(t: int) -> None:
+            i, task = divmod(t, len(tasks))
             first, last = i * step, min(n, (i + 1) * step)
-            rows = slice(first * per_image, last * per_image)
-            gz = _relu_masked(g2[rows], y2[rows], activation)
-            if want_wb:
+            gz = masked[first * per_image : last * per_image]
+            if tasks[task] == _WEIGHTS:
                 parts[i] = np.matmul(cols[i].T, gz)
-            if wanted[0]:
+            else:
                 col2im_add(dxp[first:last], gz, wt, h, w)
 
-        run_blocks(num_blocks, backward_block, block_flops * (int(want_wb) + int(wanted[0])))
+        run_blocks(num_blocks * len(tasks), backward_task, block_flops)
         dwb = None
         if want_wb:  # the blocks' sum in block order, whichever thread ran which block
             if num_blocks == 0:  # an empty batch
