@@ -6,9 +6,10 @@
 * the batch is cut into blocks of a few images (about ``_CHUNK_ROWS`` output pixels, a
   function of the shapes alone), run on simdist's intra-op threads (``intra_op``): each
   block's result is its own slice, so the bits do not depend on the thread count;
-* forward, per block: the windows (im2col) and one matmul, the bias riding inside it (a
-  column of ones in ``cols``, the bias as the filters' last row); the relu then runs in
-  place on the matmul's output, so no intermediate array is allocated;
+* forward, per half block (two tasks for the threads): the windows (im2col) and one
+  matmul, the bias riding inside it (a column of ones in ``cols``, the bias as the filters'
+  last row); the relu then runs in place on the matmul's output, so no intermediate array
+  is allocated;
 * backward: the upstream gradient masked by the relu once, then per block two tasks for
   the intra-op threads: the block's filter and bias gradient from one matmul (``cols^T @
   dy``: the ones column makes the bias gradient its last row) and its input gradient by
@@ -29,7 +30,7 @@ from simdist import errors
 from simdist.core.intra_op import items_per_block, run_blocks
 from simdist.core.ops._helpers import as_tensors
 from simdist.core.ops._windows import pad_hw
-from simdist.core.ops.conv_ops import col2im_add, conv_geometry, im2col
+from simdist.core.ops.conv_ops import col2im_add, conv_geometry, im2col, new_cols
 from simdist.core.tape import record_joint
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -107,19 +108,35 @@ def conv2d_bias_activation(
     per_image = h.out * w.out
     step = items_per_block(per_image, _CHUNK_ROWS)  # images per block: shapes alone
     num_blocks = -(-n // step)
-    cols: list[np.ndarray | None] = [None] * num_blocks  # each block's im2col, for backward
+    # Each block's im2col, kept for the backward; filled by the forward tasks.
+    cols = [
+        new_cols(min(n, (i + 1) * step) - i * step, h, w, x4.shape[3], b is not None, xv.dtype)
+        for i in range(num_blocks)
+    ]
     y2 = np.empty((n * per_image, out_c), dtype=xv.dtype)
+    # Two forward tasks per block, its images in two halves, so that a batch of one block
+    # still keeps two threads busy. They are rows of one matrix product: with one BLAS
+    # thread OpenBLAS gives a row the same bits however the rows are cut (the tutorial
+    # CNN's weight digests did not move), and the halves are a function of the shapes.
+    halves = 2 if step >= 2 else 1
+    half = -(-step // halves)
 
-    def forward_block(i: int) -> None:
-        first, last = i * step, min(n, (i + 1) * step)
-        cols[i] = im2col(xp[first:last], h, w, ones_column=b is not None)
+    def forward_task(t: int) -> None:
+        i, part = divmod(t, halves)
+        first = i * step + part * half
+        last = min(n, (i + 1) * step, first + half)
+        if first >= last:  # the last block holds too few images for two halves
+            return
+        start = (first - i * step) * per_image
+        block_cols = cols[i][start : start + (last - first) * per_image]
+        im2col(xp[first:last], h, w, ones_column=b is not None, out=block_cols)
         block = y2[first * per_image : last * per_image]
-        np.matmul(cols[i], wm, out=block)
+        np.matmul(block_cols, wm, out=block)
         if activation == "relu":
             np.maximum(block, 0, out=block)
 
     block_flops = 2 * step * per_image * wm.shape[0] * out_c  # each block's matrix product
-    run_blocks(num_blocks, forward_block, block_flops)
+    run_blocks(num_blocks * halves, forward_task, block_flops / halves)
     out = make_tensor(y2.reshape(xv.shape[:-3] + (h.out, w.out, out_c)), x.dtype)
 
     def vjp(wanted, g):
