@@ -232,3 +232,14 @@ def test_convert_list_of_tensors_is_a_differentiable_stack():
     ga, gb = tape.gradient(y, [a, b])
     assert float(ga) == 2.0 and float(gb) == 8.0
     assert array_ops.stack_nested([1, a], None).numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("indices", [[0.0], 1.5, [True], np.array([1], np.uint8)])
+def test_gather_refuses_indices_that_are_not_int16_32_64_as_tf(indices):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="gather indices must be integers"):
+        tf.gather([1, 2, 3], indices)
+
+
+def test_gather_takes_int16_indices():
+    out = tf.gather([1, 2, 3], tf.constant([2, 0], tf.int16))
+    assert out.numpy().tolist() == [3, 1]

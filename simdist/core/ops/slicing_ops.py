@@ -168,12 +168,16 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     The gradient scatter-adds into zeros (repeated indices accumulate).
 
     Raises:
-        InvalidArgumentError: an index outside ``[0, params.shape[axis])``.
+        InvalidArgumentError: an index outside ``[0, params.shape[axis])``, or indices that
+            are not integers (as TF's kernel).
     """
     p = convert_to_tensor(params)
     idx = convert_to_tensor(indices)
-    if not idx._dtype.is_integer:
-        raise TypeError(f"gather indices must be int32 or int64, got {idx._dtype.name}.")
+    if idx._dtype.name not in ("int16", "int32", "int64"):
+        raise errors.InvalidArgumentError(  # TF: the GatherV2 kernel has no such Tindices
+            f"gather indices must be integers (int16, int32 or int64), got {idx._dtype.name}; "
+            "tf.cast them. [Op:GatherV2]"
+        )
     if batch_dims != 0:
         raise ValueError("simdist's gather supports batch_dims=0 only.")
     pv, iv = p._value, idx._value
