@@ -108,11 +108,14 @@ def conv2d_bias_activation(
     per_image = h.out * w.out
     step = items_per_block(per_image, _CHUNK_ROWS)  # images per block: shapes alone
     num_blocks = -(-n // step)
-    # Each block's im2col, kept for the backward; filled by the forward tasks.
-    cols = [
-        new_cols(min(n, (i + 1) * step) - i * step, h, w, x4.shape[3], b is not None, xv.dtype)
-        for i in range(num_blocks)
-    ]
+    # The batch's im2col, kept for the backward, and each block's rows of it. One input
+    # channel makes kh*kw copies of whole image rows: done once for the batch (per block
+    # they were hundreds of small NumPy calls); otherwise the forward tasks fill their rows.
+    ones = b is not None
+    all_cols = new_cols(n, h, w, x4.shape[3], ones, xv.dtype)
+    if x4.shape[3] == 1:
+        im2col(xp, h, w, ones_column=ones, out=all_cols)
+    cols = [all_cols[i * step * per_image : (i + 1) * step * per_image] for i in range(num_blocks)]
     y2 = np.empty((n * per_image, out_c), dtype=xv.dtype)
     # Two forward tasks per block, its images in two halves, so that a batch of one block
     # still keeps two threads busy. They are rows of one matrix product: with one BLAS
@@ -127,9 +130,9 @@ def conv2d_bias_activation(
         last = min(n, (i + 1) * step, first + half)
         if first >= last:  # the last block holds too few images for two halves
             return
-        start = (first - i * step) * per_image
-        block_cols = cols[i][start : start + (last - first) * per_image]
-        im2col(xp[first:last], h, w, ones_column=b is not None, out=block_cols)
+        block_cols = all_cols[first * per_image : last * per_image]
+        if x4.shape[3] != 1:
+            im2col(xp[first:last], h, w, ones_column=ones, out=block_cols)
         block = y2[first * per_image : last * per_image]
         np.matmul(block_cols, wm, out=block)
         if activation == "relu":
