@@ -3,10 +3,11 @@
 Prints three tables:
 
 1. a thread hand-over (a lock ping-pong round trip) with both threads on one CPU and on two
-   (Linux; what the opt-in ``SIMDIST_PIN_REPLICA_THREADS=1`` saves);
+   (Linux), and as the runner hands the turn over (the sleeper woken on the waker's CPU,
+   ``simdist.distribute.handover``);
 2. ``strategy.run`` of a step with one ``merge_call`` and no arithmetic, at 1 and 4
-   replicas, with the replica threads free (the default) and pinned to one CPU
-   (``SIMDIST_PIN_REPLICA_THREADS=1``);
+   replicas, with ``SIMDIST_REPLICA_HANDOVER=same-cpu`` (the default) and ``any`` (the OS
+   places every wake-up);
 3. the tutorial's Fashion-MNIST CNN train step with one image per replica, split into forward, loss,
    ``trainable_variables`` and ``tape.gradient``, per replica: the fixed Python cost that 4
    replicas pay four times.
@@ -52,6 +53,34 @@ def ping_pong(cpus: list[int] | None, rounds: int = 5000) -> float:
     elapsed = time.perf_counter() - start
     thread.join()
     os.sched_setaffinity(0, saved)
+    return elapsed / rounds * 1e6
+
+
+def handover_ping_pong(rounds: int = 5000) -> float:
+    """Microseconds per round trip as the runner hands the turn over (its ``_Signal``s, each
+    knowing the thread that waits on it), with the threads free to run on every CPU."""
+    from simdist.distribute.handover import Sleeper
+    from simdist.distribute.runner import _Signal
+
+    ping, pong = _Signal(), _Signal()
+    pong.waiter = Sleeper()
+
+    def other():
+        ping.waiter = Sleeper()
+        pong.post()  # ready
+        for _ in range(rounds):
+            ping.wait()
+            pong.post()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    pong.wait()
+    start = time.perf_counter()
+    for _ in range(rounds):
+        ping.post()
+        pong.wait()
+    elapsed = time.perf_counter() - start
+    thread.join()
     return elapsed / rounds * 1e6
 
 
@@ -122,13 +151,16 @@ def main() -> None:
         print("thread hand-over, lock ping-pong round trip")
         print(f"  both threads on CPU {cpus[0]}:        {ping_pong([cpus[0]]):7.1f} us")
         print(f"  on CPUs {cpus[0]} and {cpus[1]}:               {ping_pong(cpus[:2]):7.1f} us")
+        print(f"  free, the OS places each wake-up: {ping_pong(None):7.1f} us")
+        with settings.override(replica_handover="same-cpu"):
+            print(f"  free, woken on the waker's CPU:   {handover_ping_pong():7.1f} us")
     print("\nstrategy.run of a step with one merge_call, us per run")
-    print("replicas   free (default)   SIMDIST_PIN_REPLICA_THREADS=1")
+    print("replicas   same-cpu (default)   SIMDIST_REPLICA_HANDOVER=any")
     for replicas in (1, 4):
-        free = empty_step_us(replicas)
-        with settings.override(pin_replica_threads=True):
-            pinned = empty_step_us(replicas)
-        print(f"{replicas:8d}   {free:14.0f}   {pinned:29.0f}")
+        same = empty_step_us(replicas)
+        with settings.override(replica_handover="any"):
+            anywhere = empty_step_us(replicas)
+        print(f"{replicas:8d}   {same:18.0f}   {anywhere:28.0f}")
     print("\nthe tutorial's Fashion-MNIST CNN, one image per replica: ms per replica per step")
     print("replicas   forward     loss   trainable_variables   gradient")
     for replicas in (1, 4):

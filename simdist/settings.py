@@ -13,9 +13,9 @@
 >>> with override(worker_timeout=5.0):
 ...     get().worker_timeout
 5.0
->>> Settings.from_environ({"SIMDIST_PIN_REPLICA_THREADS": "yes"})
+>>> Settings.from_environ({"SIMDIST_REPLICA_HANDOVER": "yes"})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
-ValueError: SIMDIST_PIN_REPLICA_THREADS='yes' must be 0 or 1.
+ValueError: SIMDIST_REPLICA_HANDOVER='yes' must be 'same-cpu' (wake the next thread on ...
 
 This module sits at the bottom of the layer graph beside ``errors``: it imports nothing from
 simdist, so every layer may read it.
@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import os
 import threading
+import warnings
 from collections.abc import Iterator, Mapping
 
 __all__ = ["Settings", "get", "override", "reload", "env_name", "ENV_VARS"]
@@ -83,6 +84,16 @@ def _malloc(name: str, raw: str) -> str:
     raise ValueError(
         f"{name}={raw!r} must be 'simdist' (set glibc's mmap and trim thresholds, the "
         "default) or 'inherit' (leave the allocator as it is)."
+    )
+
+
+def _replica_handover(name: str, raw: str) -> str:
+    text = raw.strip().lower()
+    if text in ("same-cpu", "any"):
+        return text
+    raise ValueError(
+        f"{name}={raw!r} must be 'same-cpu' (wake the next thread on the CPU of the one "
+        "handing over, the default) or 'any' (let the OS place it)."
     )
 
 
@@ -148,13 +159,14 @@ class Settings:
         "Seconds a worker of a virtual cluster (or a collective across workers) may take "
         "before `DeadlineExceededError`.",
     )
-    pin_replica_threads: bool = _setting(
-        "SIMDIST_PIN_REPLICA_THREADS",
-        False,
-        _switch,
-        "`1`: a run's replica threads share the caller's CPU (cheaper hand-overs, warm "
-        "caches; the caller cannot leave that CPU during a run); `0`: they may run on every "
-        "CPU. Results are the same bits (docs/performance.md).",
+    replica_handover: str = _setting(
+        "SIMDIST_REPLICA_HANDOVER",
+        "same-cpu",
+        _replica_handover,
+        "`same-cpu`: a thread handed the turn of a `strategy.run` (a replica, the caller) "
+        "wakes on the CPU of the thread that handed it over, then may run anywhere (cheap "
+        "hand-overs; Linux); `any`: the OS places every wake-up. Results are the same bits "
+        "(docs/performance.md).",
     )
     blas_threads: int | None = _setting(
         "SIMDIST_BLAS_THREADS",
@@ -215,6 +227,9 @@ class Settings:
             ValueError: a variable whose value does not parse (the message names it).
         """
         environ = os.environ if environ is None else environ
+        for name, replacement in RETIRED.items():
+            if name in environ:
+                warnings.warn(f"{name} is no longer read: {replacement}", stacklevel=2)
         values = {}
         for field in dataclasses.fields(cls):
             raw = environ.get(field.metadata["env"])
@@ -222,6 +237,15 @@ class Settings:
                 values[field.name] = field.metadata["parse"](field.metadata["env"], raw)
         return cls(**values)
 
+
+RETIRED: dict[str, str] = {
+    "SIMDIST_PIN_REPLICA_THREADS": (
+        "a thread handed the turn now wakes on the CPU of the one handing it over, which "
+        "gives the cheap hand-overs pinning gave without holding any thread on one CPU "
+        "(SIMDIST_REPLICA_HANDOVER, docs/performance.md)."
+    ),
+}
+"""Variables earlier versions read, and what took their place (setting one warns)."""
 
 ENV_VARS: dict[str, str] = {f.metadata["env"]: f.name for f in dataclasses.fields(Settings)}
 """Each environment variable's field of :class:`Settings`."""

@@ -14,6 +14,16 @@ yet. Why not NumPy's BLAS threads (``blas_threads`` holds them to one):
   preempted helper delays the op by at most the one block it holds. OpenBLAS instead cuts a
   product into one fixed piece per thread and waits for the slowest.
 
+**When the helpers are woken.** Only for blocks holding at least ``MIN_SHARED_FLOPS`` of
+arithmetic (the caller says how much, ``block_flops``); smaller blocks run on the calling
+thread alone. Every NumPy call of a block releases the GIL and takes it back, and with two
+threads working each take may hand the GIL across CPUs, which on the virtual machines we
+measure on costs about as much as a cross-CPU wake-up (60-250 us). A matrix product of
+tens of MFLOP per block pays for that many times over (the tutorial CNN's second
+convolution: forward and backward 17 -> 9.7 ms on two threads); a block of element-wise
+passes or a product of one or two MFLOP does not (its max pooling 4.4 -> 6.4 ms, its first
+convolution 4.1 -> 5.9 ms on two threads; ``scenarios/bench_core.py``).
+
 The helpers only run block functions, which hold NumPy calls that release the GIL (matrix
 products, copies, element-wise ufuncs). ``run_blocks`` called while another call is running
 (a helper's block, or a second Python thread of the user's) runs its blocks on the calling
@@ -88,8 +98,8 @@ _PROCESS_CPUS = os.sched_getaffinity(0) if hasattr(os, "sched_setaffinity") else
 class _Helper:
     """A daemon thread that works on the latest job it was handed, when the OS runs it.
 
-    It may run on every CPU of the process, even when the thread that started it was pinned
-    to one (``SIMDIST_PIN_REPLICA_THREADS=1`` pins a run's replica threads).
+    It may run on every CPU of the process, even when the thread that started it was
+    restricted to one (for an instant, a woken replica thread is: ``distribute.handover``).
     """
 
     def __init__(self) -> None:
@@ -146,14 +156,24 @@ def intra_op_threads() -> int:
     return _threads
 
 
-def run_blocks(count: int, fn: Callable[[int], None]) -> None:
+MIN_SHARED_FLOPS = 10e6
+"""Blocks with less arithmetic than this run on the calling thread alone: about 0.1 ms of
+one core's float32 GEMM (98 GFLOP/s on our VMs), the order of what a GIL hand-over across
+CPUs costs there (module docstring)."""
+
+
+def run_blocks(count: int, fn: Callable[[int], None], block_flops: float | None = None) -> None:
     """Call ``fn(i)`` once for each ``i`` in ``range(count)``, on up to
     :func:`intra_op_threads` threads; return when all have returned.
 
     ``fn`` must write only its own block's part of the result. If a call raises, blocks not
-    yet started are skipped and the first exception is raised here.
+    yet started are skipped and the first exception is raised here. ``block_flops``, the
+    arithmetic of one block (None: a lot), below :data:`MIN_SHARED_FLOPS` keeps the blocks
+    on the calling thread. The result is the same bits either way.
     """
     workers = min(intra_op_threads(), count)
+    if block_flops is not None and block_flops < MIN_SHARED_FLOPS:
+        workers = 1
     if workers <= 1 or not _busy.acquire(blocking=False):
         for block in range(count):
             fn(block)

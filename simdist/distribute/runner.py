@@ -2,9 +2,8 @@
 
 Each replica runs the step function on a thread of its own (with its own device scope,
 tapes, replica context and random stream; threads are pooled across runs and start each run
-with fresh thread-local state; ``SIMDIST_PIN_REPLICA_THREADS=1`` keeps them on one CPU
-during a run: see ``replica_affinity``),
-but only one replica runs at a time: the
+with fresh thread-local state; a thread handed the turn wakes on the CPU of the thread that
+handed it over: see ``handover``), but only one replica runs at a time: the
 coordinator (the caller's thread) hands the turn to replica 0, which runs until it reaches a
 collective or returns; then replica 1; and so on. When every replica waits in a collective,
 the coordinator checks they all called the same one, computes it once in replica order, and
@@ -30,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simdist import errors, settings
-from simdist.distribute import replica_affinity
+from simdist.distribute import handover
 
 __all__ = [
     "Collective",
@@ -85,24 +84,34 @@ class _Signal:
     """A binary semaphore on one raw lock, for handing the turn between threads.
 
     ``post`` and ``wait`` are one C call each (``threading.Semaphore`` runs a Condition and
-    a Python loop per hand-off, several per replica per step). At most one signal is ever
-    pending in the hand-off protocol; a second ``post`` before a ``wait`` is a no-op.
+    a Python loop per hand-off, several per replica per step), plus the two affinity calls
+    of ``handover`` when the thread that waits on it is known (``waiter``). At most one
+    signal is ever pending in the hand-off protocol; a second ``post`` before a ``wait`` is
+    a no-op.
     """
 
-    __slots__ = ("_lock",)
+    __slots__ = ("_lock", "waiter")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._lock.acquire()
+        self.waiter: handover.Sleeper | None = None  # the one thread that waits on it
 
     def post(self) -> None:
+        waiter = self.waiter
+        if waiter is not None:
+            waiter.move_here()
         try:
             self._lock.release()
         except RuntimeError:  # already posted
             pass
 
     def wait(self, timeout: float = -1) -> bool:
-        return self._lock.acquire(timeout=timeout)
+        posted = self._lock.acquire(timeout=timeout)
+        waiter = self.waiter
+        if waiter is not None:
+            waiter.woken()
+        return posted
 
 
 class _Replica:
@@ -164,9 +173,10 @@ class _PooledThread:
     def __init__(self) -> None:
         self._wake = _Signal()
         self._job: Callable[[], None] | None = None
-        self.cpus: frozenset[int] | None = None  # pinned to (see replica_affinity)
         self.thread = threading.Thread(target=self._loop, name="simdist-pool", daemon=True)
-        self.thread.start()
+        self.thread.start()  # returns once the thread runs: its native id is known
+        self.sleeper = handover.Sleeper(tid=self.thread.native_id)
+        self._wake.waiter = self.sleeper
 
     @classmethod
     def take(cls) -> _PooledThread:
@@ -245,14 +255,14 @@ class ReplicaRunner:
         self._setup = setup
         self._yielded = _Signal()  # replica -> coordinator: I stopped
         self._timeout = _timeout() if timeout is None else timeout
+        self._timeout_setting: str | None = None  # the variable that sets it, for messages
         self.noun = noun
 
     # --- replica side ---------------------------------------------------------------------
     def _body(
-        self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict, cpus: frozenset | None
+        self, rep: _Replica, fn: Callable, args: tuple, kwargs: dict
     ) -> None:
         # Submitted when the replica first gets the turn: it holds the turn from the start.
-        rep.worker.cpus = replica_affinity.repin(rep.worker.cpus, cpus)
         teardown = None
         try:
             if rep.abort:
@@ -297,17 +307,15 @@ class ReplicaRunner:
     # --- coordinator side -----------------------------------------------------------------
     def run(self, fn: Callable, per_replica_args: list[tuple[tuple, dict]]) -> list:
         """Run ``fn(*args_i, **kwargs_i)`` on replica i; return the results in replica order."""
-        cpus = replica_affinity.run_cpu()  # None unless pinning is on: see replica_affinity
         for rep, (args, kwargs) in zip(self._replicas, per_replica_args, strict=True):
             rep.start = lambda rep=rep, args=args, kwargs=kwargs: self._body(
-                rep, fn, args, kwargs, cpus
+                rep, fn, args, kwargs
             )
-        saved = replica_affinity.pin_caller(cpus)
+        self._yielded.waiter = handover.Sleeper()  # this thread, the coordinator
         try:
             return self._coordinate()
         finally:
             self._stop_all()
-            replica_affinity.restore_caller(saved)
             # Threads go back to the pool when the run ends, not when a body returns: every
             # replica of a run has a thread of its own, as in TF.
             for rep in self._replicas:
@@ -318,6 +326,7 @@ class ReplicaRunner:
         rep.running = True
         if rep.worker is None:  # its first turn: a pooled thread starts its body (one wake)
             rep.worker = _PooledThread.take()
+            rep.turn.waiter = rep.worker.sleeper
             rep.worker.submit(rep.start, f"simdist-{self.noun}-{rep.id}")
         else:
             rep.turn.post()
@@ -334,13 +343,17 @@ class ReplicaRunner:
             )
 
     def _deadline(self) -> tuple[float, str]:
-        """The wait for the running one: the run's, or a shorter one a waiting call set."""
-        what = settings.env_name(f"{self.noun}_timeout")
-        timeout = self._timeout
+        """The wait for the running one: the run's, or a shorter one a waiting call set; and
+        what sets it, for the message (looked up once per runner: every turn asks)."""
+        timeout, what = self._timeout, None
         for r in self._replicas:
             call_timeout = getattr(r.value, "timeout", None) if r.status == "collective" else None
             if call_timeout is not None and call_timeout < timeout:
                 timeout, what = call_timeout, "CommunicationOptions.timeout_seconds"
+        if what is None:
+            what = self._timeout_setting
+            if what is None:
+                what = self._timeout_setting = settings.env_name(f"{self.noun}_timeout")
         return timeout, what
 
     def _coordinate(self) -> list:

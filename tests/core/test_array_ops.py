@@ -232,3 +232,52 @@ def test_convert_list_of_tensors_is_a_differentiable_stack():
     ga, gb = tape.gradient(y, [a, b])
     assert float(ga) == 2.0 and float(gb) == 8.0
     assert array_ops.stack_nested([1, a], None).numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("indices", [[0.0], 1.5, [True], np.array([1], np.uint8)])
+def test_gather_refuses_indices_that_are_not_int16_32_64_as_tf(indices):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="gather indices must be integers"):
+        tf.gather([1, 2, 3], indices)
+
+
+def test_gather_takes_int16_indices():
+    out = tf.gather([1, 2, 3], tf.constant([2, 0], tf.int16))
+    assert out.numpy().tolist() == [3, 1]
+
+
+def _gather_reference(p: np.ndarray, i: np.ndarray, axis: int, b: int) -> np.ndarray:
+    """Batched gather as its definition reads: batch element by batch element."""
+    if b == 0:
+        return np.take(p, i, axis=axis)
+    return np.stack([_gather_reference(p[n], i[n], axis - 1, b - 1) for n in range(p.shape[0])])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_gather_with_batch_dims_is_the_gather_of_each_batch_element(data):
+    rank = data.draw(st.integers(2, 4), label="params rank")
+    shape = data.draw(hnp.array_shapes(min_dims=rank, max_dims=rank, max_side=3), label="shape")
+    b = data.draw(st.integers(1, rank - 1), label="batch_dims")
+    axis = data.draw(st.integers(b, rank - 1), label="axis")
+    extra = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3), label="index dims")
+    p = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    i = data.draw(
+        hnp.arrays(np.int32, shape[:b] + extra, elements=st.integers(0, shape[axis] - 1)),
+        label="indices",
+    )
+    negative = data.draw(st.booleans(), label="batch_dims counted from the end")
+    batch_dims = b - i.ndim if negative and b < i.ndim else b  # -1: all but the last
+    v = tf.Variable(p)
+    weights = np.random.default_rng(0).standard_normal(
+        shape[:axis] + i.shape[b:] + shape[axis + 1 :]
+    ).astype(np.float32)
+    with tf.GradientTape() as tape:
+        out = tf.gather(v, i, axis=axis, batch_dims=batch_dims)
+        total = tf.reduce_sum(out * weights)
+    np.testing.assert_array_equal(out.numpy(), _gather_reference(p, i, axis, b))
+    # The gradient scatters each output's weight back to the slot it was read from.
+    expected = np.zeros_like(p)
+    flat_p = np.arange(p.size).reshape(shape)
+    read_from = _gather_reference(flat_p, i, axis, b).reshape(-1)
+    np.add.at(expected.reshape(-1), read_from, weights.reshape(-1))
+    np.testing.assert_allclose(tape.gradient(total, v).numpy(), expected, rtol=1e-6, atol=1e-6)

@@ -42,6 +42,56 @@ def test_helpers_take_blocks_when_there_are_threads(threads):
     assert "simdist-intra-op" in names and len(names) == 2
 
 
+def test_blocks_with_little_arithmetic_stay_on_the_calling_thread(threads):
+    threads(2)
+    names: set[str] = set()
+    small = intra_op.MIN_SHARED_FLOPS / 2
+    intra_op.run_blocks(8, lambda i: names.add(threading.current_thread().name), small)
+    assert names == {threading.current_thread().name}
+
+
+def test_blocks_with_enough_arithmetic_are_shared(threads):
+    threads(2)
+    names: set[str] = set()
+    barrier = threading.Barrier(2, timeout=10)
+
+    def block(i: int) -> None:
+        names.add(threading.current_thread().name)
+        if i < 2:
+            barrier.wait()
+
+    intra_op.run_blocks(8, block, intra_op.MIN_SHARED_FLOPS)
+    assert "simdist-intra-op" in names
+
+
+def test_the_fused_convolution_shares_its_blocks_only_when_they_are_large(threads, monkeypatch):
+    """The tutorial CNN's first convolution (K=9, 32 filters: ~1 MFLOP a block) runs on the
+    caller alone; its second (K=288, 64 filters: ~75 MFLOP a block) is shared."""
+    import simdist as tf
+    from simdist.core.ops.fused_ops import conv2d_bias_activation
+
+    threads(2)
+    shared: list[bool] = []
+    real = intra_op.run_blocks
+
+    def spy(count, fn, block_flops=None):
+        shared.append(block_flops is None or block_flops >= intra_op.MIN_SHARED_FLOPS)
+        return real(count, fn, block_flops)
+
+    monkeypatch.setattr("simdist.core.ops.fused_ops.run_blocks", spy)
+    rng = np.random.default_rng(0)
+    first = conv2d_bias_activation(
+        tf.constant(rng.random((64, 28, 28, 1), dtype=np.float32)),
+        tf.constant(rng.random((3, 3, 1, 32), dtype=np.float32)),
+    )
+    second = conv2d_bias_activation(
+        tf.constant(rng.random((64, 13, 13, 32), dtype=np.float32)),
+        tf.constant(rng.random((3, 3, 32, 64), dtype=np.float32)),
+    )
+    assert first.shape == (64, 26, 26, 32) and second.shape == (64, 11, 11, 64)
+    assert shared == [False, True]
+
+
 def test_the_first_error_is_raised_and_nothing_hangs(threads):
     threads(3)
     ran: list[int] = []

@@ -284,4 +284,30 @@ SNIPPETS = [
         observe("levels", (tf.compat.v1.logging.INFO, tf.compat.v1.logging.WARN, tf.compat.v1.logging.ERROR))
         """,
     ),
+    S(
+        "ops.gather",
+        """
+        p = tf.reshape(tf.range(2 * 3 * 4 * 5, dtype=tf.float32), [2, 3, 4, 5])
+        i = tf.constant([[0, 2, 2], [1, 1, 0]])
+        observe("plain", tf.gather(p, [2, 0], axis=1))
+        observe("batch1_axis1", tf.gather(p, i, axis=1, batch_dims=1))
+        observe("batch1_axis2", tf.gather(p, i, axis=2, batch_dims=1))
+        observe("batch1_axis3", tf.gather(p, i, axis=3, batch_dims=1))
+        observe("batch1_default_axis", tf.gather(p, i, batch_dims=1))
+        observe("batch_negative", tf.gather(p, i, axis=2, batch_dims=-1))
+        j = tf.constant([[[0, 3], [1, 1], [2, 0]], [[3, 3], [0, 1], [2, 2]]])
+        observe("batch2", tf.gather(p, j, axis=2, batch_dims=2))
+        observe("batch2_scalar_rows", tf.gather(p, tf.constant([[1, 0, 3], [2, 2, 0]]), axis=2, batch_dims=2))
+        v = tf.Variable(p)
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.gather(v, i, axis=2, batch_dims=1) * tf.range(5, dtype=tf.float32))
+        observe("batch1_gradient", tf.convert_to_tensor(tape.gradient(y, v)))
+        observe("int16", tf.gather([1, 2, 3], tf.constant([2, 0], tf.int16)))
+        observe("float_indices", lambda: tf.gather([1, 2, 3], [0.0]))
+        observe("axis_below_batch", lambda: tf.gather(p, i, axis=0, batch_dims=1))
+        observe("batch_mismatch", lambda: tf.gather(p, tf.constant([[0], [1], [2]]), axis=1, batch_dims=1))
+        observe("out_of_range", lambda: tf.gather(p, tf.constant([[0, 9], [1, 1]]), axis=2, batch_dims=1))
+        """,
+        phrases={"float_indices": ("int32",)},
+    ),
 ]

@@ -123,7 +123,7 @@ def test_gather(size, indices):
     x = np.arange(size, dtype=np.float32) * 10
     kind, result = outcome(tf.gather, tf.constant(x), indices)
     flat = np.asarray(indices, dtype=object).reshape(-1) if indices else []
-    # [] is a float32 list to TF too: refused (InvalidArgumentError there, TypeError here)
+    # [] is a float32 list to TF too: refused (InvalidArgumentError, as TF)
     valid = bool(indices) and all(_is_int(i) and 0 <= i < size for i in flat)
     if not valid:  # TF on CPU refuses an index out of [0, size), negative ones too
         assert kind == "raised", f"gather(size {size}, {indices!r}) gave {result}"

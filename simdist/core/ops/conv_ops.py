@@ -22,41 +22,63 @@ from simdist.core.ops._windows import Axis, normalize_pair, offset_slices, pad_h
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, make_tensor
 
-__all__ = ["conv2d", "convolution", "conv_geometry", "im2col", "col2im", "col2im_add"]
+__all__ = [
+    "conv2d",
+    "convolution",
+    "conv_geometry",
+    "im2col",
+    "new_cols",
+    "col2im",
+    "col2im_add",
+]
 
 _FORMATS = ("NHWC", "NCHW")
 
 
-def im2col(xp: np.ndarray, h: Axis, w: Axis, ones_column: bool = False) -> np.ndarray:
+def new_cols(images: int, h: Axis, w: Axis, channels: int, ones_column: bool, dtype):
+    """An empty im2col matrix for ``images`` images, in the layout :func:`im2col` gives:
+    ``[N*Ho*Wo, kh*kw*C (+1)]``, C-contiguous, or for one channel the transposed view of a
+    C-contiguous ``[kh*kw (+1), N*Ho*Wo]`` (whole rows per kernel offset)."""
+    m, k = images * h.out * w.out, h.k * w.k * channels + int(ones_column)
+    if channels == 1:
+        return np.empty((k, m), dtype=dtype).T
+    return np.empty((m, k), dtype=dtype)
+
+
+def im2col(
+    xp: np.ndarray, h: Axis, w: Axis, ones_column: bool = False, out: np.ndarray | None = None
+) -> np.ndarray:
     """Windows of the padded NHWC input as an [N*Ho*Wo, kh*kw*C] matrix.
 
     With ``ones_column``, a last column of ones is appended: ``cols @ [W; b]`` then adds the
     bias inside the matmul, and ``cols^T @ dy`` gives the bias gradient as its last row.
     For one input channel the matrix is the transposed view of a C-contiguous
     ``[kh*kw, N*Ho*Wo]`` array (one copy per kernel offset with whole rows as source);
-    otherwise it is C-contiguous (one strided copy of all windows).
+    otherwise it is C-contiguous (one strided copy of all windows). ``out``: rows of a
+    :func:`new_cols` matrix to fill (a block's share of a larger one), returned.
     """
     n, c = xp.shape[0], xp.shape[3]
-    m, k = n * h.out * w.out, h.k * w.k * c
+    k = h.k * w.k * c
     extra = int(ones_column)
+    if out is None:
+        out = new_cols(n, h, w, c, ones_column, xp.dtype)
     if c == 1:
-        cols_t = np.empty((k + extra, n, h.out, w.out), dtype=xp.dtype)
+        cols_t = out.T  # rows of a C-contiguous array: each one contiguous
         for i in range(h.k):
             for j in range(w.k):
-                cols_t[i * w.k + j] = xp[offset_slices(i, j, h, w)][..., 0]
+                row = cols_t[i * w.k + j].reshape(n, h.out, w.out)
+                row[...] = xp[offset_slices(i, j, h, w)][..., 0]
         if extra:
             cols_t[k] = 1
-        return cols_t.reshape(k + extra, m).T
+        return out
     sn, sh, sw, sc = xp.strides
     shape6 = (n, h.out, w.out, h.k, w.k, c)
     strides6 = (sn, sh * h.stride, sw * w.stride, sh * h.dilation, sw * w.dilation, sc)
     windows = as_strided(xp, shape6, strides6, writeable=False)
-    if not extra:
-        return windows.reshape(m, k)  # one copy
-    cols = np.empty((m, k + 1), dtype=xp.dtype)
-    cols[:, k] = 1
-    np.copyto(cols[:, :k].reshape(shape6), windows)  # a view: the reshape only splits axes
-    return cols
+    if extra:
+        out[:, k] = 1
+    np.copyto(out[:, :k].reshape(shape6), windows)  # a view: the reshape only splits axes
+    return out
 
 
 def col2im(g2: np.ndarray, wv: np.ndarray, n: int, h: Axis, w: Axis) -> np.ndarray:

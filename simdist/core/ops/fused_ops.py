@@ -6,14 +6,15 @@
 * the batch is cut into blocks of a few images (about ``_CHUNK_ROWS`` output pixels, a
   function of the shapes alone), run on simdist's intra-op threads (``intra_op``): each
   block's result is its own slice, so the bits do not depend on the thread count;
-* forward, per block: the windows (im2col) and one matmul, the bias riding inside it (a
-  column of ones in ``cols``, the bias as the filters' last row); the relu then runs in
-  place on the matmul's output, so no intermediate array is allocated;
-* backward, per block: the upstream gradient masked by the relu once, then the block's
-  filter and bias gradient from one matmul (``cols^T @ dy``: the ones column makes the
-  bias gradient its last row) and its input gradient by col2im, while the masked gradient
-  is still in cache; the filter gradient is the sum of the blocks' matmuls, added in block
-  order (deterministic, rounding like a blocked matmul).
+* forward, per half block (two tasks for the threads): the windows (im2col) and one
+  matmul, the bias riding inside it (a column of ones in ``cols``, the bias as the filters'
+  last row); the relu then runs in place on the matmul's output, so no intermediate array
+  is allocated;
+* backward: the upstream gradient masked by the relu once, then per block two tasks for
+  the intra-op threads: the block's filter and bias gradient from one matmul (``cols^T @
+  dy``: the ones column makes the bias gradient its last row) and its input gradient by
+  col2im; the filter gradient is the sum of the blocks' matmuls, added in block order
+  (deterministic, rounding like a blocked matmul).
 
 Values equal the unfused ops' up to float rounding (the bias is added inside the matmul's
 sum). At the relu's kink the gradient follows ``tf.nn.relu``: none at 0, and
@@ -29,7 +30,7 @@ from simdist import errors
 from simdist.core.intra_op import items_per_block, run_blocks
 from simdist.core.ops._helpers import as_tensors
 from simdist.core.ops._windows import pad_hw
-from simdist.core.ops.conv_ops import col2im_add, conv_geometry, im2col
+from simdist.core.ops.conv_ops import col2im_add, conv_geometry, im2col, new_cols
 from simdist.core.tape import record_joint
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -37,6 +38,7 @@ __all__ = ["conv2d_bias_activation", "dense_bias_activation", "ACTIVATIONS"]
 
 ACTIVATIONS = (None, "relu")
 _CHUNK_ROWS = 2048  # rows of the conv backward done together: ~256 KiB of gradient
+_WEIGHTS, _INPUT = "weights", "input"  # the two gradient tasks of a backward block
 
 
 def _check_activation(activation) -> None:
@@ -106,18 +108,38 @@ def conv2d_bias_activation(
     per_image = h.out * w.out
     step = items_per_block(per_image, _CHUNK_ROWS)  # images per block: shapes alone
     num_blocks = -(-n // step)
-    cols: list[np.ndarray | None] = [None] * num_blocks  # each block's im2col, for backward
+    # The batch's im2col, kept for the backward, and each block's rows of it. One input
+    # channel makes kh*kw copies of whole image rows: done once for the batch (per block
+    # they were hundreds of small NumPy calls); otherwise the forward tasks fill their rows.
+    ones = b is not None
+    all_cols = new_cols(n, h, w, x4.shape[3], ones, xv.dtype)
+    if x4.shape[3] == 1:
+        im2col(xp, h, w, ones_column=ones, out=all_cols)
+    cols = [all_cols[i * step * per_image : (i + 1) * step * per_image] for i in range(num_blocks)]
     y2 = np.empty((n * per_image, out_c), dtype=xv.dtype)
+    # Two forward tasks per block, its images in two halves, so that a batch of one block
+    # still keeps two threads busy. They are rows of one matrix product: with one BLAS
+    # thread OpenBLAS gives a row the same bits however the rows are cut (the tutorial
+    # CNN's weight digests did not move), and the halves are a function of the shapes.
+    halves = 2 if step >= 2 else 1
+    half = -(-step // halves)
 
-    def forward_block(i: int) -> None:
-        first, last = i * step, min(n, (i + 1) * step)
-        cols[i] = im2col(xp[first:last], h, w, ones_column=b is not None)
+    def forward_task(t: int) -> None:
+        i, part = divmod(t, halves)
+        first = i * step + part * half
+        last = min(n, (i + 1) * step, first + half)
+        if first >= last:  # the last block holds too few images for two halves
+            return
+        block_cols = all_cols[first * per_image : last * per_image]
+        if x4.shape[3] != 1:
+            im2col(xp[first:last], h, w, ones_column=ones, out=block_cols)
         block = y2[first * per_image : last * per_image]
-        np.matmul(cols[i], wm, out=block)
+        np.matmul(block_cols, wm, out=block)
         if activation == "relu":
             np.maximum(block, 0, out=block)
 
-    run_blocks(num_blocks, forward_block)
+    block_flops = 2 * step * per_image * wm.shape[0] * out_c  # each block's matrix product
+    run_blocks(num_blocks * halves, forward_task, block_flops / halves)
     out = make_tensor(y2.reshape(xv.shape[:-3] + (h.out, w.out, out_c)), x.dtype)
 
     def vjp(wanted, g):
@@ -126,18 +148,22 @@ def conv2d_bias_activation(
         dxp = np.zeros((n, h.padded, w.padded, xv.shape[-1]), g2.dtype) if wanted[0] else None
         wt = np.ascontiguousarray(wv.transpose(0, 1, 3, 2)) if wanted[0] else None
         parts: list[np.ndarray | None] = [None] * num_blocks
+        # Per block two independent tasks, the filter/bias gradient and the input gradient
+        # (different outputs, so the same bits whichever thread runs which): a batch of one
+        # block still keeps two threads busy.
+        tasks = [t for t, want in ((_WEIGHTS, want_wb), (_INPUT, wanted[0])) if want]
+        masked = _relu_masked(g2, y2, activation)
 
-        def backward_block(i: int) -> None:
-            # The masked gradient of a few images, still in cache for both matmuls.
+        def backward_task(t: int) -> None:
+            i, task = divmod(t, len(tasks))
             first, last = i * step, min(n, (i + 1) * step)
-            rows = slice(first * per_image, last * per_image)
-            gz = _relu_masked(g2[rows], y2[rows], activation)
-            if want_wb:
+            gz = masked[first * per_image : last * per_image]
+            if tasks[task] == _WEIGHTS:
                 parts[i] = np.matmul(cols[i].T, gz)
-            if wanted[0]:
+            else:
                 col2im_add(dxp[first:last], gz, wt, h, w)
 
-        run_blocks(num_blocks, backward_block)
+        run_blocks(num_blocks * len(tasks), backward_task, block_flops)
         dwb = None
         if want_wb:  # the blocks' sum in block order, whichever thread ran which block
             if num_blocks == 0:  # an empty batch

@@ -9,8 +9,12 @@ Gradients: average pooling spreads each output's gradient evenly over its real i
 pooling sends it to the *first* maximum of the window in row-major order (TF's
 MaxPoolGrad rule), so ties (the zeros after a relu) are broken deterministically.
 Non-overlapping ``"VALID"`` windows (stride == window, the Keras default) take a fast path
-on a reshaped view. Max pooling works a few images at a time on the intra-op threads
-(``simdist.core.intra_op``): element-wise work on disjoint images, so the same bits.
+on a reshaped view. Max pooling works a few images at a time (blocks of about 256 Ki input
+elements: in cache, and few enough NumPy calls that their overhead stays small; blocks of
+64 Ki made the tutorial CNN's first pooling 1.2x slower), which ``simdist.core.intra_op``
+would share among its threads if a block held enough arithmetic to pay for a GIL hand-over
+across CPUs; a few element-wise passes do not (its MIN_SHARED_FLOPS), so the blocks run
+on the calling thread.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from simdist.core.tensor import Tensor, make_tensor
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool", "avg_pool"]
 
 _FORMATS = ("NHWC", "NCHW")
-_BLOCK_ELEMENTS = 1 << 16  # input elements per intra-op block: a few images, ~256 KiB
+_BLOCK_ELEMENTS = 1 << 18  # input elements per block: a few images, ~1 MiB (fewer NumPy calls)
+_PASSES = 4  # element-wise passes over a block's input, about (the backward's masks)
 
 
 def _offsets(h: Axis, w: Axis):
@@ -81,7 +86,11 @@ def _by_images(xp: np.ndarray, block) -> None:
     if n == 0:  # an empty batch (a replica's share of a last partial batch): nothing to do
         return
     step = items_per_block(xp[0].size, _BLOCK_ELEMENTS)
-    run_blocks(-(-n // step), lambda b: block(slice(b * step, min(n, (b + 1) * step))))
+    run_blocks(
+        -(-n // step),
+        lambda b: block(slice(b * step, min(n, (b + 1) * step))),
+        block_flops=_PASSES * step * xp[0].size,
+    )
 
 
 def _first_max_masks(windows, y: np.ndarray):

@@ -162,27 +162,44 @@ def strided_slice(
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
-    """Rows (or slices along ``axis``) of ``params`` picked by integer ``indices``.
+    """Slices along ``axis`` of ``params`` picked by integer ``indices``.
 
-    The output shape is ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``.
+    The output shape is ``params.shape[:axis] + indices.shape[batch_dims:] +
+    params.shape[axis + 1:]``. With ``batch_dims`` b, the first b dimensions of ``params``
+    and ``indices`` are batch dimensions (equal sizes) and batch element i gathers from
+    ``params[i]`` with ``indices[i]``; ``axis`` then defaults to b and must be at least b.
     The gradient scatter-adds into zeros (repeated indices accumulate).
 
     Raises:
-        InvalidArgumentError: an index outside ``[0, params.shape[axis])``.
+        InvalidArgumentError: an index outside ``[0, params.shape[axis])``, indices that are
+            not integers, ``batch_dims`` or ``axis`` out of range, or batch dimensions that
+            differ (as TF's kernel).
     """
     p = convert_to_tensor(params)
     idx = convert_to_tensor(indices)
-    if not idx._dtype.is_integer:
-        raise TypeError(f"gather indices must be int32 or int64, got {idx._dtype.name}.")
-    if batch_dims != 0:
-        raise ValueError("simdist's gather supports batch_dims=0 only.")
+    if idx._dtype.name not in ("int16", "int32", "int64"):
+        raise errors.InvalidArgumentError(  # TF: the GatherV2 kernel has no such Tindices
+            f"gather indices must be integers (int16, int32 or int64), got {idx._dtype.name}; "
+            "tf.cast them. [Op:GatherV2]"
+        )
     pv, iv = p._value, idx._value
-    axis = 0 if axis is None else _as_int(axis)
+    batch_dims = _gather_batch_dims(batch_dims, iv.ndim, pv.ndim)
+    axis = batch_dims if axis is None else _as_int(axis)
     if not -pv.ndim <= axis < pv.ndim:
         raise errors.InvalidArgumentError(
             f"Expected axis in the range [{-pv.ndim}, {pv.ndim}), but got {axis} [Op:GatherV2]."
         )
     axis %= pv.ndim
+    if axis < batch_dims:
+        raise errors.InvalidArgumentError(
+            f"gather: axis ({axis}) must be at least batch_dims ({batch_dims}) [Op:GatherV2]."
+        )
+    if pv.shape[:batch_dims] != iv.shape[:batch_dims]:
+        raise errors.InvalidArgumentError(
+            f"gather: params.shape[:{batch_dims}] = {list(pv.shape[:batch_dims])} must equal "
+            f"indices.shape[:{batch_dims}] = {list(iv.shape[:batch_dims])} (the batch "
+            "dimensions) [Op:GatherV2]."
+        )
     size = pv.shape[axis]
     bad = (iv < 0) | (iv >= size)
     if np.any(bad):
@@ -190,6 +207,11 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         raise errors.InvalidArgumentError(
             f"indices{list(where)} = {int(iv[where])} is not in [0, {size}) [Op:GatherV2]."
         )
+    if batch_dims:
+        value, grad = _batched_gather(pv, iv, axis, batch_dims)
+        out = make_tensor(value, p._dtype)
+        record("GatherV2", [p, idx], [out], [grad, None])
+        return out
     out = make_tensor(np.take(pv, iv, axis=axis), p._dtype)
     k = iv.ndim
 
@@ -201,3 +223,43 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 
     record("GatherV2", [p, idx], [out], [grad, None])
     return out
+
+
+def _gather_batch_dims(batch_dims, indices_rank: int, params_rank: int) -> int:
+    b = _as_int(batch_dims)
+    if b < 0:
+        b += indices_rank
+    if not 0 <= b <= indices_rank or b >= params_rank and params_rank:
+        raise errors.InvalidArgumentError(
+            f"gather: batch_dims={batch_dims} must be in [-{indices_rank}, {indices_rank}] "
+            f"(the rank of indices) and less than the rank of params ({params_rank}) "
+            "[Op:GatherV2]."
+        )
+    return b
+
+
+def _batched_gather(pv: np.ndarray, iv: np.ndarray, axis: int, b: int):
+    """``gather`` with ``b`` batch dimensions: ``(value, gradient function)``.
+
+    The batch dimensions are flattened into one of size B, the gathered axis is moved next
+    to it, and one fancy index ``[batch, indices]`` picks every slice at once.
+    """
+    batch = int(np.prod(pv.shape[:b], dtype=np.int64))
+    mid, rest = pv.shape[b:axis], pv.shape[axis + 1 :]
+    q = np.moveaxis(pv.reshape((batch,) + pv.shape[b:]), axis - b + 1, 1)  # [B, Pa, mid, rest]
+    ind = iv.reshape((batch,) + iv.shape[b:])
+    k = ind.ndim - 1
+    rows = np.arange(batch).reshape((batch,) + (1,) * k)
+    picked = q[rows, ind]  # [B, I..., mid..., rest...]
+    i_axes, after_mid = list(range(1, 1 + k)), list(range(1 + len(mid), 1 + len(mid) + k))
+    value = np.moveaxis(picked, i_axes, after_mid).reshape(
+        pv.shape[:axis] + iv.shape[b:] + rest
+    )
+
+    def grad(g):
+        gm = np.moveaxis(g.reshape((batch,) + mid + ind.shape[1:] + rest), after_mid, i_axes)
+        dq = np.zeros(q.shape, g.dtype)
+        np.add.at(dq, (rows, ind), gm)
+        return np.moveaxis(dq, 1, axis - b + 1).reshape(pv.shape)
+
+    return value, grad
