@@ -27,6 +27,7 @@ _LAZY = {
     "config": "simdist.config",
     "data": "simdist.data",
     "distribute": "simdist.distribute",
+    "image": "simdist.image",
     "io": "simdist.io",
     "keras": "simdist.keras",
     "linalg": "simdist.linalg",

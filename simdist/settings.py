@@ -77,24 +77,30 @@ def _blas_threads(name: str, raw: str) -> int | None:
     return value
 
 
-def _malloc(name: str, raw: str) -> str:
-    text = raw.strip().lower()
-    if text in ("simdist", "inherit"):
-        return text
-    raise ValueError(
-        f"{name}={raw!r} must be 'simdist' (set glibc's mmap and trim thresholds, the "
-        "default) or 'inherit' (leave the allocator as it is)."
-    )
+def _one_of(**choices: str):
+    """A parser for a variable that takes one of ``choices`` (value -> what it does; the
+    first is the default), case-insensitive; the error lists them."""
+
+    def parse(name: str, raw: str) -> str:
+        text = raw.strip().lower()
+        if text in choices:
+            return text
+        listed = [f"'{value}' ({meaning})" for value, meaning in choices.items()]
+        listed[0] = listed[0][:-1] + ", the default)"
+        raise ValueError(f"{name}={raw!r} must be " + " or ".join(listed) + ".")
+
+    return parse
 
 
-def _replica_handover(name: str, raw: str) -> str:
-    text = raw.strip().lower()
-    if text in ("same-cpu", "any"):
-        return text
-    raise ValueError(
-        f"{name}={raw!r} must be 'same-cpu' (wake the next thread on the CPU of the one "
-        "handing over, the default) or 'any' (let the OS place it)."
-    )
+_malloc = _one_of(
+    simdist="set glibc's mmap and trim thresholds", inherit="leave the allocator as it is"
+)
+_replica_handover = _one_of(
+    **{
+        "same-cpu": "wake the next thread on the CPU of the one handing over",
+        "any": "let the OS place it",
+    }
+)
 
 
 def _threads_or_auto(name: str, raw: str) -> int:

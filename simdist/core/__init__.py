@@ -48,6 +48,7 @@ from simdist.core.ops.array_ops import tile as tile
 from simdist.core.ops.array_ops import transpose as transpose
 from simdist.core.ops.array_ops import unstack as unstack
 from simdist.core.ops.array_ops import where as where
+from simdist.core.ops.contraction_ops import tensordot as tensordot
 from simdist.core.ops.creation_ops import fill as fill
 from simdist.core.ops.creation_ops import one_hot as one_hot
 from simdist.core.ops.creation_ops import ones as ones
@@ -90,6 +91,7 @@ from simdist.core.ops.math_ops import reduce_min as reduce_min
 from simdist.core.ops.math_ops import reduce_prod as reduce_prod
 from simdist.core.ops.math_ops import reduce_sum as reduce_sum
 from simdist.core.ops.math_ops import round as round
+from simdist.core.ops.math_ops import saturate_cast as saturate_cast
 from simdist.core.ops.math_ops import sign as sign
 from simdist.core.ops.math_ops import sqrt as sqrt
 from simdist.core.ops.math_ops import square as square
@@ -97,6 +99,8 @@ from simdist.core.ops.math_ops import subtract as subtract
 from simdist.core.ops.math_ops import truediv as truediv
 from simdist.core.ops.slicing_ops import gather as gather
 from simdist.core.ops.slicing_ops import newaxis as newaxis
+from simdist.core.ops.slicing_ops import reverse as reverse
+from simdist.core.ops.slicing_ops import slice as slice
 from simdist.core.ops.slicing_ops import strided_slice as strided_slice
 from simdist.core.shape import TensorShape as TensorShape
 from simdist.core.tape import GradientTape as GradientTape

@@ -28,17 +28,25 @@ def test_every_block_runs_exactly_once(threads, count, num_threads):
     assert sorted(seen) == list(range(count))
 
 
-def test_helpers_take_blocks_when_there_are_threads(threads):
-    threads(2)
+def _thread_names(block_flops=None) -> set[str]:
+    """The threads that ran 8 blocks; blocks 0 and 1 can only finish together, so where the
+    blocks are shared two threads must have run them."""
     names: set[str] = set()
     barrier = threading.Barrier(2, timeout=10)
 
     def block(i: int) -> None:
         names.add(threading.current_thread().name)
         if i < 2:
-            barrier.wait()  # blocks 0 and 1 can only finish together: two threads ran them
+            barrier.wait()
 
-    intra_op.run_blocks(8, block)
+    intra_op.run_blocks(8, block, block_flops)
+    return names
+
+
+@pytest.mark.parametrize("block_flops", [None, intra_op.MIN_SHARED_FLOPS])
+def test_helpers_take_blocks_when_there_are_threads(threads, block_flops):
+    threads(2)
+    names = _thread_names(block_flops)
     assert "simdist-intra-op" in names and len(names) == 2
 
 
@@ -48,20 +56,6 @@ def test_blocks_with_little_arithmetic_stay_on_the_calling_thread(threads):
     small = intra_op.MIN_SHARED_FLOPS / 2
     intra_op.run_blocks(8, lambda i: names.add(threading.current_thread().name), small)
     assert names == {threading.current_thread().name}
-
-
-def test_blocks_with_enough_arithmetic_are_shared(threads):
-    threads(2)
-    names: set[str] = set()
-    barrier = threading.Barrier(2, timeout=10)
-
-    def block(i: int) -> None:
-        names.add(threading.current_thread().name)
-        if i < 2:
-            barrier.wait()
-
-    intra_op.run_blocks(8, block, intra_op.MIN_SHARED_FLOPS)
-    assert "simdist-intra-op" in names
 
 
 def test_the_fused_convolution_shares_its_blocks_only_when_they_are_large(threads, monkeypatch):

@@ -310,4 +310,64 @@ SNIPPETS = [
         """,
         phrases={"float_indices": ("int32",)},
     ),
+    S(
+        "image",
+        """
+        import numpy as np
+        rng = np.random.default_rng(0)
+        img = tf.constant(rng.random((2, 5, 7, 3)).astype(np.float32))
+        u8 = tf.constant((rng.random((2, 5, 7, 3)) * 255).astype(np.uint8))
+        for size in ([3, 4], [10, 13], [1, 1], [8, 3]):
+            observe(f"bilinear_{size}", tf.image.resize(img, size))
+            observe(f"nearest_{size}", tf.image.resize(img, size, method="nearest"))
+            observe(f"bilinear_uint8_{size}", tf.image.resize(u8, size))
+        observe("aspect", tf.image.resize(img, [10, 10], preserve_aspect_ratio=True))
+        observe("enum", tf.image.resize(img, [4, 4], method=tf.image.ResizeMethod.NEAREST_NEIGHBOR))
+        v = tf.Variable(img)
+        with tf.GradientTape(persistent=True) as tape:
+            up = tf.reduce_sum(tf.image.resize(v, [10, 13]) * tf.reshape(tf.range(390, dtype=tf.float32), [1, 10, 13, 3]))
+            down = tf.reduce_sum(tf.image.resize(v, [3, 4]) ** 2)
+            near = tf.reduce_sum(tf.image.resize(v, [9, 4], method="nearest") * 2.0)
+        for label, y in (("up", up), ("down", down), ("near", near)):
+            observe(f"gradient_{label}", tape.gradient(y, v))
+        observe("flip_lr", tf.image.flip_left_right(img))
+        observe("flip_ud", tf.image.flip_up_down(img[0]))
+        for k in range(4):
+            observe(f"rot90_{k}", tf.image.rot90(img, k))
+        observe("uint8_to_float", tf.image.convert_image_dtype(u8, tf.float32))
+        observe("float_to_uint8", tf.image.convert_image_dtype(img, tf.uint8))
+        observe("uint8_to_int32", tf.image.convert_image_dtype(u8, tf.int32))
+        observe("saturated", tf.image.convert_image_dtype(img * 2, tf.uint8, saturate=True))
+        observe("standardize", tf.image.per_image_standardization(img))
+        observe("standardize_uint8", tf.image.per_image_standardization(u8))
+        observe("central", tf.image.central_crop(img, 0.5))
+        observe("central_odd", tf.image.central_crop(img[0], 0.33))
+        observe("crop_box", tf.image.crop_to_bounding_box(img, 1, 2, 3, 4))
+        observe("pad_box", tf.image.pad_to_bounding_box(img, 1, 2, 8, 10))
+        observe("crop_or_pad", tf.image.resize_with_crop_or_pad(img, 3, 10))
+        observe("crop_or_pad_single", tf.image.resize_with_crop_or_pad(img[0], 8, 4))
+        observe("brightness", tf.image.adjust_brightness(img, 0.2))
+        observe("brightness_uint8", tf.image.adjust_brightness(u8, 0.3))
+        # eighths on 4 x 8 pixels: the means are exact, whatever the order of the additions
+        eighths = tf.constant(rng.integers(0, 8, (2, 4, 8, 3)).astype(np.float32) / 8)
+        observe("contrast", tf.image.adjust_contrast(eighths, 1.75))
+        observe("contrast_uint8", tf.image.adjust_contrast(u8, 0.5))
+        observe("grayscale", tf.image.rgb_to_grayscale(img))
+        observe("grayscale_uint8", tf.image.rgb_to_grayscale(u8))
+        observe("to_rgb", tf.image.grayscale_to_rgb(img[..., :1]))
+        tf.random.set_seed(1)  # TF's random ops need a seed under op determinism
+        observe("random_crop_shape", tf.image.random_crop(img, [2, 3, 3, 3]).shape)
+        observe("random_flip_shape", tf.image.random_flip_left_right(img).shape)
+        observe("saturate_cast", tf.saturate_cast([300.0, -5.0, 3e10, -3e10], tf.uint8))
+        observe("saturate_cast_int32", tf.saturate_cast([3e10, -3e10, 1.5], tf.int32))
+        observe("variance", tf.math.reduce_variance(img, axis=[1, 2]))
+        observe("std", tf.math.reduce_std(img, axis=-1, keepdims=True))
+        observe("reverse", tf.reverse(img, [1, 2]))
+        observe("slice", tf.slice(img, [0, 1, 2, 0], [2, -1, 3, 2]))
+        observe("tensordot", tf.tensordot(img, tf.ones([3, 4]), 1))
+        observe("tensordot_pairs", tf.tensordot(img, img, [[0, 3], [0, 3]]))
+        observe("slice_out", lambda: tf.slice(img, [0, 4, 0, 0], [1, 3, 1, 1]))
+        observe("reverse_twice", lambda: tf.reverse(img, [1, 1]))
+        """,
+    ),
 ]

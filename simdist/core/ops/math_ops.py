@@ -52,21 +52,23 @@ from simdist.core.ops.reduction_ops import (
     reduce_mean,
     reduce_min,
     reduce_prod,
+    reduce_std,
     reduce_sum,
+    reduce_variance,
 )
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, make_tensor
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "pow",
-    "maximum", "minimum", "matmul", "add_n", "cast", "clip_by_value",
+    "maximum", "minimum", "matmul", "add_n", "cast", "saturate_cast", "clip_by_value",
     # re-exported from elementwise_ops, comparison_ops, reduction_ops
     "negative", "abs", "sign", "exp", "log", "log1p", "sqrt", "rsqrt", "square",
     "reciprocal", "round", "floor", "ceil",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_not", "logical_xor",
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-    "reduce_all", "reduce_logsumexp", "argmax", "argmin",
+    "reduce_all", "reduce_logsumexp", "reduce_variance", "reduce_std", "argmax", "argmin",
 ]  # fmt: skip
 
 
@@ -357,6 +359,36 @@ def cast(x, dtype, name=None) -> Tensor:
         src = xv.dtype
         record("Cast", [x], [out], [lambda g: g.astype(src)])
     return out
+
+
+def _bound_in(bound, np_dtype) -> np.ndarray:
+    """``bound`` in ``np_dtype``, rounded toward zero where it is not representable there
+    (int32's max is 2**31 - 1, which float32 would round up to 2**31, out of range)."""
+    value = np.asarray(bound).astype(np_dtype)
+    exact = int(bound) if float(bound).is_integer() else None
+    if exact is not None and np.isfinite(value):
+        rounded = int(value)
+        if rounded > exact > 0 or rounded < exact < 0:  # rounded away from zero: step back
+            value = np.nextafter(value, np_dtype.type(0))
+    return value
+
+
+def saturate_cast(value, dtype, name=None) -> Tensor:
+    """``value`` cast to ``dtype`` with values outside ``dtype``'s range clipped to it first
+    (as TF: no wrap-around, no undefined float-to-int overflow)."""
+    dtype = dtypes.as_dtype(dtype)
+    x = convert_to_tensor(value)
+    if x._dtype.is_bool or dtype.is_bool or dtypes.string in (x._dtype, dtype):
+        raise errors.InvalidArgumentError(
+            f"saturate_cast supports numeric dtypes, got {x._dtype.name} to {dtype.name}."
+        )
+    target = (np.finfo if dtype.is_floating else np.iinfo)(dtype._np)
+    source = (np.finfo if x._dtype.is_floating else np.iinfo)(x._dtype._np)
+    if source.min < target.min:
+        x = maximum(x, _bound_in(target.min, x._dtype._np))
+    if source.max > target.max:
+        x = minimum(x, _bound_in(target.max, x._dtype._np))
+    return cast(x, dtype)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:

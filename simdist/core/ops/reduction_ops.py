@@ -20,7 +20,7 @@ from simdist.core.tensor import Tensor, make_tensor
 
 __all__ = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-    "reduce_all", "reduce_logsumexp", "argmax", "argmin",
+    "reduce_all", "reduce_logsumexp", "reduce_variance", "reduce_std", "argmax", "argmin",
 ]  # fmt: skip
 
 
@@ -111,6 +111,61 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
         return np.broadcast_to(scaled, xv.shape)
 
     record("Mean", [x], [out], [grad])
+    return out
+
+
+def _variance(op: str, input_tensor, axis, keepdims: bool):
+    """``(x, axes, deviations from the mean, variance with keepdims)``, as TF computes it:
+    the mean of the squared deviations from the mean (not the one-pass sum of squares)."""
+    x = convert_to_tensor(input_tensor)
+    if not x._dtype.is_floating:
+        raise TypeError(
+            f"{op}: input must be either real or complex, got integer type {x._dtype.name}; "
+            "tf.cast it to a float type."
+        )
+    xv = x._value
+    axes = _axes(axis, xv.ndim)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # of nothing: NaN, as TF
+        deviations = xv - np.mean(xv, axis=axes, keepdims=True, dtype=xv.dtype)
+        variance = np.mean(np.square(deviations), axis=axes, keepdims=True, dtype=xv.dtype)
+    return x, axes, deviations, variance
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``tf.math.reduce_variance``: the mean squared deviation from the mean over ``axis``.
+
+    Raises:
+        TypeError: an integer input (as TF).
+    """
+    x, axes, deviations, variance = _variance("reduce_variance", input_tensor, axis, keepdims)
+    count = max(1, int(np.prod([x._value.shape[a] for a in axes], dtype=np.int64)))
+    out = make_tensor(variance if keepdims else np.squeeze(variance, axis=axes), x._dtype)
+
+    def grad(g):
+        return _expand(g, axes, keepdims) * (deviations * np.asarray(2 / count, g.dtype))
+
+    record("Variance", [x], [out], [grad])
+    return out
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``tf.math.reduce_std``: the square root of :func:`reduce_variance`.
+
+    Raises:
+        TypeError: an integer input (as TF).
+    """
+    x, axes, deviations, variance = _variance("reduce_std", input_tensor, axis, keepdims)
+    count = max(1, int(np.prod([x._value.shape[a] for a in axes], dtype=np.int64)))
+    std = np.sqrt(variance)
+    out = make_tensor(std if keepdims else np.squeeze(std, axis=axes), x._dtype)
+
+    def grad(g):
+        with np.errstate(divide="ignore", invalid="ignore"):  # a constant input: inf/NaN, as TF
+            scale = deviations / (std * np.asarray(count, g.dtype))
+        return _expand(g, axes, keepdims) * scale
+
+    record("Std", [x], [out], [grad])
     return out
 
 

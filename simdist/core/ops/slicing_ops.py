@@ -1,4 +1,5 @@
-"""Indexing: ``tensor[...]`` (``getitem``), ``strided_slice``, ``gather``, with gradients.
+"""Indexing: ``tensor[...]`` (``getitem``), ``strided_slice``, ``slice``, ``reverse``,
+``gather``, with gradients.
 
 ``tensor[key]`` accepts what TF accepts: Python ints, slices (with steps, possibly
 negative), ``...``, ``None`` (``tf.newaxis``) and scalar int32/int64 tensors, also as slice
@@ -9,6 +10,7 @@ or ``tf.boolean_mask``). Results of basic indexing are views: nothing is copied.
 from __future__ import annotations
 
 import numbers
+from builtins import slice as builtins_slice
 
 import numpy as np
 
@@ -17,7 +19,7 @@ from simdist.core.convert import convert_to_tensor
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, make_tensor
 
-__all__ = ["getitem", "strided_slice", "gather", "gather_row", "newaxis"]
+__all__ = ["getitem", "strided_slice", "slice", "reverse", "gather", "gather_row", "newaxis"]
 
 newaxis = None  # tf.newaxis: inserts a length-1 axis in tensor[...]
 
@@ -52,13 +54,13 @@ def _numpy_key(key, shape: tuple[int, ...]) -> tuple:
     for idx in spec:
         if idx is None or idx is Ellipsis:
             np_key.append(idx)
-        elif isinstance(idx, slice):
+        elif isinstance(idx, builtins_slice):
             step = _slice_part(idx.step)
             if step == 0:
                 raise errors.InvalidArgumentError(
                     "slice step (stride) must be non-zero [Op:StridedSlice]."
                 )
-            np_key.append(slice(_slice_part(idx.start), _slice_part(idx.stop), step))
+            np_key.append(builtins_slice(_slice_part(idx.start), _slice_part(idx.stop), step))
         else:
             np_key.append(_as_int(idx))
     ellipses = sum(1 for k in np_key if k is Ellipsis)
@@ -156,9 +158,73 @@ def strided_slice(
             key.append(b)
         else:
             key.append(
-                slice(None if _bit(begin_mask, i) else b, None if _bit(end_mask, i) else e, s)
+                builtins_slice(
+                    None if _bit(begin_mask, i) else b, None if _bit(end_mask, i) else e, s
+                )
             )
     return getitem(input_, tuple(key))
+
+
+def _int_list(value, what: str, op: str) -> list[int]:
+    """A 1-D list of ints from a list, tuple, array or integer tensor."""
+    arr = np.asarray(convert_to_tensor(value)._value)
+    if arr.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(f"{op}: {what} must be integers, got {arr.dtype}.")
+    if arr.ndim > 1:
+        raise errors.InvalidArgumentError(f"{op}: {what} must be a vector, got shape {arr.shape}.")
+    return [int(v) for v in arr.reshape(-1)]
+
+
+def slice(input_, begin, size, name=None) -> Tensor:  # TF's name; Python's is builtins_slice
+    """``tf.slice``: ``size[i]`` elements from ``begin[i]`` on each axis; ``size[i] = -1``
+    takes the rest of the axis. The gradient pads the upstream gradient back with zeros.
+
+    Raises:
+        InvalidArgumentError: ``begin``/``size`` of another length than the rank, or a
+            slice that leaves the tensor.
+    """
+    x = convert_to_tensor(input_)
+    xv = x._value
+    starts, sizes = _int_list(begin, "begin", "Slice"), _int_list(size, "size", "Slice")
+    if len(starts) != xv.ndim or len(sizes) != xv.ndim:
+        raise errors.InvalidArgumentError(
+            f"Expected begin and size arguments to be 1-D tensors of size {xv.ndim} (the "
+            f"input's rank), but got {len(starts)} and {len(sizes)} [Op:Slice]."
+        )
+    key = []
+    for axis, (b, n, dim) in enumerate(zip(starts, sizes, xv.shape, strict=True)):
+        n = dim - b if n == -1 else n
+        if b < 0 or n < 0 or b + n > dim:
+            raise errors.InvalidArgumentError(
+                f"Expected size[{axis}] in [0, {dim - b}] and begin[{axis}] in [0, {dim}] for "
+                f"an axis of length {dim}, got begin {b} and size {sizes[axis]} [Op:Slice]."
+            )
+        key.append(builtins_slice(b, b + n))
+    return getitem(x, tuple(key))
+
+
+def reverse(tensor, axis, name=None) -> Tensor:
+    """``tf.reverse``: the elements in reverse order along each axis of ``axis``.
+
+    Raises:
+        InvalidArgumentError: an axis out of range, or given twice.
+    """
+    x = convert_to_tensor(tensor)
+    xv = x._value
+    axes = []
+    for a in _int_list(axis, "axis", "ReverseV2"):
+        if not -xv.ndim <= a < xv.ndim:
+            raise errors.InvalidArgumentError(
+                f"axis {a} is out of range for a tensor of rank {xv.ndim} [Op:ReverseV2]."
+            )
+        if a % xv.ndim in axes:
+            raise errors.InvalidArgumentError(f"axis {a} specified more than once [Op:ReverseV2].")
+        axes.append(a % xv.ndim)
+    every, backwards = builtins_slice(None), builtins_slice(None, None, -1)
+    key = tuple(backwards if d in axes else every for d in range(xv.ndim))
+    out = make_tensor(xv[key], x._dtype)
+    record("ReverseV2", [x], [out], [lambda g: g[key]])
+    return out
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
