@@ -34,6 +34,7 @@ import numpy as np
 from simdist.core.tensor import Tensor, make_tensor
 from simdist.data import options as options_lib
 from simdist.data import structure
+from simdist.data.constructors import SourceConstructors
 
 if TYPE_CHECKING:
     from simdist.data.iterator import Iterator
@@ -53,7 +54,7 @@ def as_count(value, name: str) -> int:
     return int(value)
 
 
-class Dataset:
+class Dataset(SourceConstructors):
     """A sequence of elements built by a chain of transformations (``tf.data.Dataset``).
 
     >>> import simdist as tf
@@ -180,58 +181,6 @@ class Dataset:
             )
         return state
 
-    # --- sources (static) ---------------------------------------------------------------------
-    @staticmethod
-    def from_tensor_slices(tensors, name: str | None = None) -> Dataset:
-        """One element per slice along the first dimension of every component."""
-        from simdist.data import sources
-
-        return sources.TensorSliceDataset(tensors)
-
-    @staticmethod
-    def from_tensors(tensors, name: str | None = None) -> Dataset:
-        """A dataset of exactly one element, ``tensors``."""
-        from simdist.data import sources
-
-        return sources.TensorDataset(tensors)
-
-    @staticmethod
-    def range(*args, output_type=None, name: str | None = None) -> Dataset:
-        """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars (by default)."""
-        from simdist.data import sources
-
-        return sources.RangeDataset(*args, output_type=output_type)
-
-    @staticmethod
-    def from_generator(
-        generator: Callable,
-        output_types=None,
-        output_shapes=None,
-        args=None,
-        output_signature=None,
-        name: str | None = None,
-    ) -> Dataset:
-        """Elements yielded by ``generator(*args)``, checked against ``output_signature``."""
-        from simdist.data import sources
-
-        return sources.GeneratorDataset(
-            generator, output_types, output_shapes, args, output_signature
-        )
-
-    @staticmethod
-    def list_files(file_pattern, shuffle=None, seed=None, name: str | None = None) -> Dataset:
-        """The files matching ``file_pattern`` (a glob, or a list of globs), as strings."""
-        from simdist.data import files
-
-        return files.list_files(file_pattern, shuffle=shuffle, seed=seed)
-
-    @staticmethod
-    def zip(*datasets, name: str | None = None) -> Dataset:
-        """Elements of several datasets side by side, as the structure of ``datasets``."""
-        from simdist.data import transforms
-
-        return transforms.ZipDataset(datasets[0] if len(datasets) == 1 else datasets)
-
     # --- transformations ---------------------------------------------------------------------
     def batch(
         self,
@@ -331,6 +280,83 @@ class Dataset:
 
         return transforms.OptionsDataset(self, options)
 
+    def scan(self, initial_state, scan_func: Callable, name: str | None = None) -> Dataset:
+        """``(state, out) = scan_func(state, element)`` over the elements; emits ``out``."""
+        from simdist.data import functional
+
+        return functional.ScanDataset(self, initial_state, scan_func)
+
+    def take_while(self, predicate: Callable, name: str | None = None) -> Dataset:
+        """The elements up to (not including) the first for which ``predicate`` is False."""
+        from simdist.data import functional
+
+        return functional.TakeWhileDataset(self, predicate)
+
+    def unique(self, name: str | None = None) -> Dataset:
+        """Each distinct element once (int32, int64 or string elements)."""
+        from simdist.data import transforms
+
+        return transforms.UniqueDataset(self)
+
+    def group_by_window(
+        self, key_func, reduce_func, window_size=None, window_size_func=None, name=None
+    ) -> Dataset:
+        """Windows of elements with the same key, each reduced by ``reduce_func(key, ds)``."""
+        from simdist.data import grouping
+
+        return grouping.GroupByWindowDataset(
+            self, key_func, reduce_func, window_size, window_size_func
+        )
+
+    def bucket_by_sequence_length(
+        self,
+        element_length_func,
+        bucket_boundaries,
+        bucket_batch_sizes,
+        padded_shapes=None,
+        padding_values=None,
+        pad_to_bucket_boundary=False,
+        no_padding=False,
+        drop_remainder=False,
+        name=None,
+    ) -> Dataset:
+        """Batches of elements of similar length, padded within each batch."""
+        from simdist.data import grouping
+
+        return grouping.bucket_by_sequence_length(
+            self,
+            element_length_func,
+            bucket_boundaries,
+            bucket_batch_sizes,
+            padded_shapes,
+            padding_values,
+            pad_to_bucket_boundary,
+            no_padding,
+            drop_remainder,
+        )
+
+    def rebatch(self, batch_size, drop_remainder: bool = False, name=None) -> Dataset:
+        """The batches re-cut to ``batch_size`` (or a list of sizes in turn)."""
+        from simdist.data import grouping
+
+        return grouping.RebatchDataset(self, batch_size, drop_remainder)
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The one element of a dataset that has exactly one.
+
+        Raises:
+            InvalidArgumentError: the dataset is empty or has more than one element.
+        """
+        from simdist import errors
+
+        elements = self._iterate()
+        first = next(elements, _NONE)
+        if first is _NONE:
+            raise errors.InvalidArgumentError("Dataset was empty.")
+        if next(elements, _NONE) is not _NONE:
+            raise errors.InvalidArgumentError("Dataset had more than one element.")
+        return structure.to_tensors(first)
+
     def map(
         self,
         map_func: Callable,
@@ -368,6 +394,9 @@ class Dataset:
         from simdist.data import functional
 
         return functional.InterleaveDataset(self, map_func, cycle_length, block_length)
+
+
+_NONE = object()
 
 
 def cardinality(dataset: Dataset) -> Tensor:

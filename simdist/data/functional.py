@@ -1,4 +1,5 @@
-"""Transformations that call user functions: ``map``, ``filter``, ``flat_map``, ``interleave``.
+"""Transformations that call user functions: ``map``, ``filter``, ``flat_map``, ``interleave``,
+``scan`` and ``take_while``.
 
 TF traces the function once into a graph; simdist calls it eagerly, once per element, in
 order, with the element's components as host-CPU Tensors: ``fn(*element)`` when the element
@@ -28,7 +29,14 @@ from simdist.data import structure
 from simdist.data.dataset import UNKNOWN, Dataset, as_count
 from simdist.data.options import AUTOTUNE
 
-__all__ = ["DEFAULT_CYCLE_LENGTH", "FilterDataset", "InterleaveDataset", "MapDataset"]
+__all__ = [
+    "DEFAULT_CYCLE_LENGTH",
+    "FilterDataset",
+    "InterleaveDataset",
+    "MapDataset",
+    "ScanDataset",
+    "TakeWhileDataset",
+]
 
 # TF's default cycle length is the machine's CPU count; simdist fixes one so that the order
 # of an interleave does not depend on the machine.
@@ -116,6 +124,8 @@ class _MapDataset(Dataset):
 class _FilterDataset(Dataset):
     """The elements for which ``predicate`` gives a scalar ``True`` (``Dataset.filter``)."""
 
+    _what = "filter result"
+
     def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
         if not callable(predicate):
             raise TypeError(f"`predicate` must be callable, got {type(predicate).__name__}.")
@@ -129,7 +139,7 @@ class _FilterDataset(Dataset):
         return UNKNOWN
 
     def _keep(self, element: Any) -> bool:
-        result = normalize_result(call_with_element(self._predicate, element), "filter result")
+        result = normalize_result(call_with_element(self._predicate, element), self._what)
         ok = isinstance(result, np.ndarray) and result.dtype == np.bool_ and result.ndim == 0
         if not ok:
             spec = structure.spec_of(result)
@@ -144,6 +154,79 @@ class _FilterDataset(Dataset):
         for element in self._input_datasets[0]._iterate():
             if self._keep(element):
                 yield element
+
+
+class _TakeWhileDataset(_FilterDataset):
+    """The elements up to the first one for which ``predicate`` is ``False``
+    (``Dataset.take_while``)."""
+
+    _what = "take_while predicate result"
+
+    def _iterate(self):
+        for element in self._input_datasets[0]._iterate():
+            if not self._keep(element):
+                return
+            yield element
+
+
+class _ScanDataset(Dataset):
+    """``Dataset.scan``: ``(state, out) = scan_func(state, element)`` over the elements,
+    emitting ``out``; the state starts at ``initial_state`` on every iteration.
+
+    As TF: ``scan_func`` is called as ``scan_func(state, element)`` (the element is not
+    unpacked), and the new state must keep the initial state's structure and dtypes.
+    """
+
+    def __init__(self, input_dataset: Dataset, initial_state: Any, scan_func: Callable) -> None:
+        if not callable(scan_func):
+            raise TypeError(f"`scan_func` must be callable, got {type(scan_func).__name__}.")
+        super().__init__((input_dataset,))
+        self._initial = structure.normalize(initial_state, "scan initial state")
+        self._state_spec = structure.spec_of(self._initial)
+        self._scan_func = scan_func
+
+    def _step(self, state: Any, element: Any) -> tuple[Any, Any]:
+        result = self._scan_func(structure.to_tensors(state), structure.to_tensors(element))
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError(
+                "`scan_func` must return a pair (new_state, output_element), got "
+                f"{type(result).__name__}."
+            )
+        new_state = structure.normalize(result[0], "scan state")
+        try:
+            structure.most_specific_spec(self._state_spec, structure.spec_of(new_state))
+        except TypeError as exc:
+            raise TypeError(
+                f"`scan_func` changed the state's structure or dtypes: it started as "
+                f"{self._state_spec} and came back as {structure.spec_of(new_state)}."
+            ) from exc
+        return new_state, normalize_result(result[1], "scan output")
+
+    def _compute_element_spec(self) -> Any:
+        spec = self._input_datasets[0].element_spec
+        try:
+            outs = [
+                structure.spec_of(self._step(self._initial, structure.dummy_element(spec, n, f))[1])
+                for n, f in ((2, 1), (3, 2))
+            ]
+            return structure.most_specific_spec(*outs, "scan outputs")
+        except Exception as error:  # noqa: BLE001 - a real element decides, as in probe_spec
+            stand_in_error = error
+        for element in self._input_datasets[0]._iterate():
+            return structure.spec_of(self._step(self._initial, element)[1])
+        raise ValueError(
+            "Cannot infer the element_spec of scan: `scan_func` fails on stand-in inputs "
+            f"({type(stand_in_error).__name__}: {stand_in_error}) and the input is empty."
+        ) from stand_in_error
+
+    def _cardinality(self) -> int:
+        return self._input_datasets[0]._cardinality()
+
+    def _iterate(self):
+        state = self._initial
+        for element in self._input_datasets[0]._iterate():
+            state, out = self._step(state, element)
+            yield out
 
 
 class _InterleaveDataset(Dataset):
@@ -230,3 +313,5 @@ def _dataset_spec(value: Any, flat: bool) -> Any:
 MapDataset = _MapDataset
 FilterDataset = _FilterDataset
 InterleaveDataset = _InterleaveDataset
+ScanDataset = _ScanDataset
+TakeWhileDataset = _TakeWhileDataset

@@ -1,4 +1,5 @@
-"""Transformations that select, count or combine elements: repeat, take, skip, shard, zip...
+"""Transformations that select, count or combine elements: repeat, take, skip, shard, zip,
+unique, assert_cardinality...
 
 Each follows TF's element_spec and cardinality rules (INFINITE = -1, UNKNOWN = -2).
 Arguments are checked when the transformation is built, as TF's eager kernels do.
@@ -25,6 +26,8 @@ __all__ = [
     "ShardDataset",
     "SkipDataset",
     "TakeDataset",
+    "UniqueDataset",
+    "AssertCardinalityDataset",
     "ZipDataset",
 ]
 
@@ -309,6 +312,77 @@ class _OptionsDataset(Dataset):
         return self._input_datasets[0]._iterate()
 
 
+class _UniqueDataset(Dataset):
+    """Each distinct element once, at its first occurrence (``Dataset.unique``).
+
+    As TF: elements must be one tensor of int32, int64 or string.
+    """
+
+    def __init__(self, input_dataset: Dataset) -> None:
+        spec = input_dataset.element_spec
+        flat = nest.flatten(spec)
+        names = ("int32", "int64", "string")
+        if len(flat) != 1 or flat[0].dtype.name not in names:
+            raise TypeError(
+                "Dataset.unique() only supports datasets with 1 component of type tf.int32, "
+                f"tf.int64 or tf.string; this one's elements are {spec}."
+            )
+        super().__init__((input_dataset,))
+
+    def _compute_element_spec(self) -> Any:
+        return self._input_datasets[0].element_spec
+
+    def _cardinality(self) -> int:
+        return UNKNOWN
+
+    def _iterate(self):
+        seen: set = set()
+        for element in self._input_datasets[0]._iterate():
+            (array,) = structure.flatten(element)
+            key = (array.shape, tuple(array.ravel().tolist()))
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+
+class _AssertCardinalityDataset(Dataset):
+    """The input, declared to have ``expected`` elements (``assert_cardinality``): its
+    cardinality is ``expected``, and iterating raises ``FailedPreconditionError`` as soon
+    as the count is seen to differ, as TF does."""
+
+    def __init__(self, input_dataset: Dataset, expected) -> None:
+        super().__init__((input_dataset,))
+        self._expected = as_count(expected, "expected_cardinality")
+
+    def _compute_element_spec(self) -> Any:
+        return self._input_datasets[0].element_spec
+
+    def _cardinality(self) -> int:
+        return self._expected
+
+    def _iterate(self):
+        count, expected = 0, self._expected
+        for element in self._input_datasets[0]._iterate():
+            count += 1
+            if expected != INFINITE and count > expected:
+                raise errors.FailedPreconditionError(
+                    f"Input dataset was expected to contain {_elements(expected)} but "
+                    f"contained at least {_elements(count)}."
+                )
+            yield element
+        if count != expected:
+            raise errors.FailedPreconditionError(
+                f"Input dataset was expected to contain {_elements(expected)} but contained "
+                f"only {_elements(count)}."
+            )
+
+
+def _elements(n: int) -> str:
+    if n == INFINITE:
+        return "an infinite number of elements"
+    return f"{n} element" + ("" if n == 1 else "s")
+
+
 RepeatDataset = _RepeatDataset
 TakeDataset = _TakeDataset
 SkipDataset = _SkipDataset
@@ -318,3 +392,5 @@ CacheDataset = _CacheDataset
 ZipDataset = _ZipDataset
 ConcatenateDataset = _ConcatenateDataset
 OptionsDataset = _OptionsDataset
+UniqueDataset = _UniqueDataset
+AssertCardinalityDataset = _AssertCardinalityDataset

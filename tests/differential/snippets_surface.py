@@ -370,4 +370,71 @@ SNIPPETS = [
         observe("reverse_twice", lambda: tf.reverse(img, [1, 1]))
         """,
     ),
+    S(
+        "data.grouping_and_mixtures",
+        """
+        D = tf.data.Dataset
+        def plain(t):
+            value = t.numpy()
+            return value.tolist() if hasattr(value, "tolist") else value
+        def seen(ds):
+            return [tf.nest.map_structure(plain, e) for e in ds]
+        ds = D.range(10)
+        scanned = ds.scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s * 2))
+        observe("scan", seen(scanned))
+        observe("scan_spec", scanned.element_spec)
+        observe("scan_cardinality", scanned.cardinality())
+        pairs = D.from_tensor_slices(([1, 2, 3], [4.0, 5.0, 6.0]))
+        observe("scan_tuple", seen(pairs.scan(tf.constant(0.0), lambda s, e: (s + e[1], (e[0], s)))))
+        observe("take_while", seen(ds.take_while(lambda x: x < 4)))
+        observe("take_while_cardinality", ds.take_while(lambda x: x < 4).cardinality())
+        observe("unique", seen(D.from_tensor_slices([3, 1, 3, 2, 1, 5]).unique()))
+        observe("unique_strings", seen(D.from_tensor_slices([b"a", b"b", b"a"]).unique()))
+        observe("unique_float", lambda: D.from_tensor_slices([1.0]).unique())
+        grouped = ds.group_by_window(lambda x: x % 3, lambda k, w: w.batch(2), window_size=2)
+        observe("group_by_window", seen(grouped))
+        observe("group_by_window_spec", grouped.element_spec)
+        observe("group_by_window_size_func", seen(ds.group_by_window(
+            lambda x: x % 2, lambda k, w: w.batch(5), window_size_func=lambda k: k + 2)))
+        observe("group_by_window_both", lambda: ds.group_by_window(lambda x: x % 2, lambda k, w: w, 2, lambda k: 2))
+        seqs = D.from_generator(lambda: ([1] * n for n in [1, 5, 2, 7, 3, 3, 8, 1]),
+                                output_signature=tf.TensorSpec([None], tf.int32))
+        bucketed = seqs.bucket_by_sequence_length(lambda x: tf.shape(x)[0], [3, 6], [2, 2, 2])
+        observe("bucket", seen(bucketed))
+        observe("bucket_spec", bucketed.element_spec)
+        observe("bucket_boundary", seen(seqs.bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [3, 9], [2, 2, 2], pad_to_bucket_boundary=True)))
+        observe("bucket_bad_sizes", lambda: seqs.bucket_by_sequence_length(lambda x: tf.shape(x)[0], [3], [2]))
+        rebatched = ds.batch(4).rebatch(3)
+        observe("rebatch", seen(rebatched))
+        observe("rebatch_spec", rebatched.element_spec)
+        observe("rebatch_drop_spec", ds.batch(4).rebatch(3, drop_remainder=True).element_spec)
+        observe("rebatch_list", seen(ds.batch(5).rebatch([1, 2])))
+        observe("single", D.from_tensors([1, 2]).get_single_element())
+        observe("single_empty", lambda: D.range(0).get_single_element())
+        observe("single_many", lambda: D.range(2).get_single_element())
+        asserted = ds.apply(tf.data.experimental.assert_cardinality(10))
+        observe("assert_cardinality", (asserted.cardinality(), len(seen(asserted))))
+        observe("assert_too_few", lambda: seen(ds.apply(tf.data.experimental.assert_cardinality(12))))
+        observe("assert_too_many", lambda: seen(ds.apply(tf.data.experimental.assert_cardinality(4))))
+        choice = D.from_tensor_slices(tf.constant([0, 1, 1, 0, 2], tf.int64))
+        sources = [D.range(0, 3), D.range(10, 12), D.range(20, 23)]
+        observe("choose", seen(D.choose_from_datasets(sources, choice)))
+        observe("choose_keep_going", seen(D.choose_from_datasets(
+            sources, D.from_tensor_slices(tf.constant([1, 1, 1, 0, 1], tf.int64)), stop_on_empty_dataset=False)))
+        observe("choose_out_of_range", lambda: seen(D.choose_from_datasets(
+            sources, D.from_tensor_slices(tf.constant([3], tf.int64)))))
+        observe("counter", seen(D.counter(5, 2).take(3)))
+        observe("experimental_counter", seen(tf.data.experimental.Counter(1).take(2)))
+        observe("counter_cardinality", D.counter().cardinality())
+        tf.random.set_seed(1)
+        mixed = D.sample_from_datasets([D.range(0, 5), D.range(100, 105)], [0.5, 0.5], seed=3)
+        observe("sample_members", sorted(seen(mixed)))
+        observe("sample_spec", mixed.element_spec)
+        observe("sample_stop_count", len(seen(D.sample_from_datasets([D.range(3), D.range(3)], seed=1))) == 6)
+        observe("random_spec", D.random(seed=4).element_spec)
+        observe("random_cardinality", D.random(seed=4).cardinality())
+        observe("random_same_each_iteration", seen(D.random(seed=4).take(3)) == seen(D.random(seed=4).take(3)))
+        """,
+    ),
 ]
