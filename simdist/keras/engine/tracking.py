@@ -46,24 +46,24 @@ def note_tracking_change() -> None:
 
 def snapshot_containers(containers: list) -> tuple:
     """What each mutable container (list or dict) held, to see later whether it changed:
-    a tracked list that gains a layer by ``append`` tells nobody."""
-    return tuple(
-        (c, tuple(c.keys()), tuple(c.values())) if isinstance(c, dict) else (c, None, tuple(c))
-        for c in containers
-    )
+    a tracked list that gains a layer by ``append`` tells nobody. The items are kept with
+    their ids, so no id can be reused by a new object while the snapshot lives."""
+    out = []
+    for c in containers:
+        items = tuple(c.values()) if isinstance(c, dict) else tuple(c)
+        keys = tuple(c.keys()) if isinstance(c, dict) else None
+        out.append((c, keys, items, tuple(map(id, items))))
+    return tuple(out)
 
 
 def containers_unchanged(snapshot: tuple) -> bool:
     """Whether every container of a :func:`snapshot_containers` still holds the same items
     (the same objects, by identity; dicts also the same keys in the same order)."""
-    for container, keys, items in snapshot:
+    for container, keys, _items, ids in snapshot:
         if keys is None:
-            now = container
-        else:
-            if tuple(container.keys()) != keys:
+            if tuple(map(id, container)) != ids:
                 return False
-            now = container.values()
-        if len(now) != len(items) or any(a is not b for a, b in zip(now, items, strict=True)):
+        elif tuple(container.keys()) != keys or tuple(map(id, container.values())) != ids:
             return False
     return True
 
