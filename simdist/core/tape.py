@@ -230,19 +230,27 @@ class GradientTape:
         self._used = True
         if self._recording and not self._persistent:
             self.__exit__(None, None, None)
-        unconnected = UnconnectedGradients(
-            unconnected_gradients.value
+        unconnected = (
+            unconnected_gradients
             if isinstance(unconnected_gradients, UnconnectedGradients)
-            else str(unconnected_gradients).lower()
+            else UnconnectedGradients(str(unconnected_gradients).lower())
         )
 
-        targets = [convert_to_tensor(t) for t in nest.flatten(target)]
-        flat_sources = nest.flatten(sources)
-        for s in flat_sources:
-            if not isinstance(s, (Tensor, Variable)):
-                raise ValueError(
-                    f"gradient() sources must be tensors or variables, got {type(s).__name__}."
-                )
+        if type(target) is Tensor:  # one loss: what flatten and convert give
+            targets = [target]
+        else:
+            targets = [convert_to_tensor(t) for t in nest.flatten(target)]
+        leaf_types = (Tensor, Variable)
+        if type(sources) is list and all(isinstance(s, leaf_types) for s in sources):
+            flat_sources = sources  # already flat (a model's trainable_variables)
+        else:
+            flat_sources = nest.flatten(sources)
+            for s in flat_sources:
+                if not isinstance(s, leaf_types):
+                    raise ValueError(
+                        "gradient() sources must be tensors or variables, got "
+                        f"{type(s).__name__}."
+                    )
         source_ids = [s._id for s in flat_sources]
 
         upstream = (
@@ -268,13 +276,15 @@ class GradientTape:
         for s, s_id in zip(flat_sources, source_ids, strict=True):
             g = computed.get(s_id)  # the id read above: a mirrored variable's id costs a lookup
             dtype = s.dtype
-            if not _is_differentiable(dtype):
+            if not dtype.is_floating:  # _is_differentiable
                 g = None
             elif g is None and unconnected is UnconnectedGradients.ZERO:
                 g = np.zeros(tuple(s.shape), dtype.as_numpy_dtype)
             results.append(None if g is None else make_tensor(g, dtype, s.device))
         self._guard_outer_tapes(targets, [r for r in results if r is not None])
         profile_hook.gradient_done()
+        if flat_sources is sources:  # what pack_sequence_as gives for a flat list
+            return results
         return nest.pack_sequence_as(sources, results)
 
     def _backward(self, grads: dict[int, np.ndarray], source_ids: set[int]) -> dict:

@@ -274,12 +274,14 @@ class Variable(Trackable, metaclass=_VariableMeta):
     # --- reading ------------------------------------------------------------------------
     def value(self) -> Tensor:
         """The current value as a tensor that tapes trace back to this variable."""
-        for tape in state.tapes:
-            tape._on_variable_read(self)
         # No copy: the variable's array is never written in place (_write swaps in a new
         # array), so a read-only alias is a snapshot of the value at this read.
         out = Tensor(self._value, self._dtype, self._device)
-        record("ReadVariableOp", [_VariableHandle(self._id)], [out], [_identity_vjp])
+        tapes = state.tapes
+        if tapes:  # outside any tape a read records nothing
+            for tape in tapes:
+                tape._on_variable_read(self)
+            record("ReadVariableOp", [_VariableHandle(self._id)], [out], _IDENTITY_VJPS)
         return out
 
     read_value = value
@@ -389,6 +391,9 @@ class Variable(Trackable, metaclass=_VariableMeta):
 
 def _identity_vjp(dy):
     return dy
+
+
+_IDENTITY_VJPS = (_identity_vjp,)  # a read's one vjp, shared by every read
 
 
 class ResourceVariable(Variable):

@@ -67,14 +67,14 @@ class DistributedVariable(Variable):
 
     # --- which copy --------------------------------------------------------------------------
     def _index(self) -> int:
+        if len(self._components) == 1:  # one copy: nothing to choose
+            return 0
         idx = getattr(_update, "index", None)
         if idx is None:
             ctx = state.replica_context
-            if ctx is not None and ctx.strategy is self._strategy:
+            if ctx is not None and ctx._strategy is self._strategy:
                 idx = ctx._replica_id
-        if idx is None or len(self._components) == 1:
-            return 0
-        return idx
+        return 0 if idx is None else idx
 
     def _local(self) -> Variable:
         return self._components[self._index()]

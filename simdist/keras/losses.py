@@ -153,10 +153,20 @@ def sparse_categorical_crossentropy(
             f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
             f"labels.shape={tuple(true_shape)} and logits.shape={tuple(y_pred.shape)}."
         )
-    labels = array_ops.reshape(math_ops.cast(y_true, dtypes.int64), [-1])
-    flat_logits = array_ops.reshape(logits, [-1, int(y_pred.shape[-1])])
+    labels = _reshaped(math_ops.cast(y_true, dtypes.int64), [-1])
+    flat_logits = _reshaped(logits, [-1, int(y_pred.shape[-1])])
     flat = nn_losses.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=flat_logits)
-    return array_ops.reshape(flat, out_shape)
+    return _reshaped(flat, out_shape)
+
+
+def _reshaped(x: Tensor, shape: list) -> Tensor:
+    """``reshape(x, shape)``; ``x`` itself when it has that shape already (a batch of
+    labels ``[N]`` and logits ``[N, classes]``: no tape node for an identity)."""
+    have = x._value.shape
+    if len(have) == len(shape) and all(d == -1 or d == h for d, h in zip(shape, have, strict=True)):
+        if shape.count(-1) <= 1 and (-1 not in shape or 0 not in have):
+            return x
+    return array_ops.reshape(x, shape)
 
 
 # --- loss classes ---------------------------------------------------------------------

@@ -32,6 +32,31 @@ def test_dense_kernel_grad_of_one_row_is_matmul_bit_for_bit(inner, units, dtype,
     assert got.tobytes() == want.tobytes()  # -0.0 and NaN payloads included
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 2048),
+    st.integers(1, 160),
+    st.sampled_from([np.float32, np.float64]),
+    st.integers(0, 2**31 - 1),
+)
+def test_dense_kernel_grad_of_one_row_at_layer_sizes_is_matmul_bit_for_bit(
+    inner, units, dtype, seed
+):
+    # The BLAS path (inner dimension padded to 2) at the sizes of real Dense layers, where
+    # BLAS blocks the product; a few special values among ordinary ones of any magnitude.
+    rng = np.random.default_rng(seed)
+    av = rng.standard_normal((1, inner)) * 10.0 ** rng.integers(-30, 30)
+    gm = rng.standard_normal((1, units)) * 10.0 ** rng.integers(-30, 30)
+    for arr in (av, gm):
+        picks = rng.integers(0, arr.shape[1], 4)
+        arr[0, picks] = rng.choice(_SPECIAL, 4)
+    av, gm = av.astype(dtype), gm.astype(dtype)
+    with np.errstate(all="ignore"):
+        want = np.matmul(av.T, gm)
+        got = fused_ops._kernel_grad(av, gm)
+    assert got.tobytes() == want.tobytes()
+
+
 def test_as_tensors_fast_path_reads_variables_and_checks_dtypes():
     v = tf.Variable([1.0, 2.0])
     x = tf.constant([3.0, 4.0])

@@ -77,15 +77,18 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None) -> Tenso
             f"Received a label value of {yv.reshape(-1)[bad[0]]} which is outside the valid "
             f"range of [0, {classes}).  Label values: {shown}{more}"
         )
-    index = yv.astype(np.intp)[..., None]
+    # Each example's label picked by plain indexing of the [examples, classes] view (what
+    # take_along_axis / put_along_axis do, without their index building).
+    rows = np.arange(yv.size)
+    index = yv.reshape(-1).astype(np.intp)
     logp = stable_log_softmax(xv, -1)
-    out = make_tensor(-np.take_along_axis(logp, index, axis=-1)[..., 0], x.dtype)
+    picked = logp.reshape(-1, classes)[rows, index].reshape(yv.shape)
+    out = make_tensor(-picked, x.dtype)
 
     def grad_logits(g):
         backprop = np.exp(logp)
-        np.put_along_axis(
-            backprop, index, np.take_along_axis(backprop, index, axis=-1) - 1, axis=-1
-        )
+        flat = backprop.reshape(-1, classes)  # a view: exp's result is contiguous
+        flat[rows, index] = flat[rows, index] - 1
         return g[..., None] * backprop
 
     record("SparseSoftmaxCrossEntropyWithLogits", [x, y], [out], [grad_logits, None])
@@ -263,7 +266,8 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         gbs = lv.shape[0] * num_replicas_in_sync()
     else:
         gbs = _global_batch_size(global_batch_size)
-    step_hooks.note("compute_average_loss", given=global_batch_size is not None, divisor=gbs)
+    if step_hooks.listener() is not None:
+        step_hooks.note("compute_average_loss", given=global_batch_size is not None, divisor=gbs)
     scale = work.type(0 if gbs == 0 else 1 / gbs)  # div_no_nan: 0 for an empty global batch
     out = make_tensor(np.asarray(np.sum(weighted) * scale, dtype=work), out_dtype)
 

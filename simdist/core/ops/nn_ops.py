@@ -177,8 +177,9 @@ def _check_axis(op: str, axis: int, ndim: int) -> int:
 
 def stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     """``x - logsumexp(x)`` along ``axis``, shifted by the max so nothing overflows."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    # The ufuncs' reduce, which np.max / np.sum call for an array (without their wrappers).
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def stable_softmax(x: np.ndarray, axis: int) -> np.ndarray:

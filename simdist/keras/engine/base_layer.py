@@ -33,7 +33,7 @@ from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
 from simdist.keras import backend, initializers
-from simdist.keras.engine import masking
+from simdist.keras.engine import masking, tracking
 from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
 
@@ -67,8 +67,9 @@ class Layer(AutoTrackable):
         TypeError: an unknown keyword argument.
     """
 
-    # tf.Module's attribute walk: the tracking record repeats what the attributes hold
-    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_tracked",))
+    # tf.Module's attribute walk: the tracking record and the cached weight list repeat
+    # what the attributes hold
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_tracked", "_trainable_weights_cache"))
 
     _OPENS_NAME_SCOPE = True  # Sequential turns this off, as Keras's Sequential does
 
@@ -136,6 +137,7 @@ class Layer(AutoTrackable):
     def trainable(self, value: bool) -> None:
         for layer in self._flatten_layers():
             object.__setattr__(layer, "_trainable", bool(value))
+        tracking.note_tracking_change()
 
     # --- weights ------------------------------------------------------------------------
     def add_weight(
@@ -194,6 +196,7 @@ class Layer(AutoTrackable):
             aggregation=aggregation,
         )
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
+        tracking.note_tracking_change()
         if regularizer is not None:
             self._losses.append(lambda: regularizer(variable))
         trackable.children_changed(self)  # a pending checkpoint restore assigns it now
@@ -207,23 +210,48 @@ class Layer(AutoTrackable):
 
     @property
     def trainable_weights(self) -> list:
+        """Own trainable weights, then each sub-layer's, depth first, each once.
+
+        A training step asks this every step; the list is cached and gathered again after
+        any tracking change (:func:`tracking.note_tracking_change`) or when one of the lists
+        and dicts the walk went through holds other items (a layer appended to a tracked
+        list). A tree with a sub-layer that overrides ``trainable_weights`` is not cached."""
         if not self._trainable:
             return []
+        cached = self.__dict__.get("_trainable_weights_cache")
+        if (
+            cached is not None
+            and cached[0] == tracking.tracking_epoch()
+            and tracking.containers_unchanged(cached[1])
+        ):
+            return list(cached[2])
+        epoch = tracking.tracking_epoch()
         out: list = []
-        self._gather_trainable_weights(out)
-        return dedup(out)
+        containers: list = []
+        cacheable = self._gather_trainable_weights(out, containers)
+        result = dedup(out)
+        if cacheable:
+            snapshot = tracking.snapshot_containers(containers)
+            object.__setattr__(self, "_trainable_weights_cache", (epoch, snapshot, result))
+        return list(result)
 
-    def _gather_trainable_weights(self, out: list) -> None:
-        """Append own trainable weights, then each sub-layer's, depth first, repeats kept.
+    def _gather_trainable_weights(self, out: list, containers: list) -> bool:
+        """Append own trainable weights, then each sub-layer's, depth first, repeats kept;
+        ``containers`` receives the lists and dicts walked. Returns whether the result may
+        be cached (no sub-layer class overrides ``trainable_weights``).
 
         One ``dedup`` of the result keeps the first occurrences a ``dedup`` per level would.
         A sub-layer whose class overrides ``trainable_weights`` is asked through it."""
+        cacheable = True
         out.extend(self._trainable_weights)
-        for layer in self._direct_sublayers():
+        containers.append(self._trainable_weights)
+        for layer in self._direct_sublayers(containers):
             if getattr(type(layer), "trainable_weights", None) is not _TRAINABLE_WEIGHTS:
                 out.extend(layer.trainable_weights)
+                cacheable = False
             elif layer._trainable:
-                layer._gather_trainable_weights(out)
+                cacheable = layer._gather_trainable_weights(out, containers) and cacheable
+        return cacheable
 
     @property
     def non_trainable_weights(self) -> list:
@@ -411,17 +439,22 @@ class Layer(AutoTrackable):
             inputs = kwargs.pop("inputs")
         else:
             raise ValueError(f"Layer {self._name} was called without inputs.")
-        if type(inputs) is not Tensor and is_symbolic(inputs):
+        if type(inputs) is Tensor:  # the common case: one tensor, maybe masked
+            input_masks = getattr(inputs, "_keras_mask", None)  # masking.mask_of
+        elif is_symbolic(inputs):
             return symbolic_call(self, self._probe_call, (inputs, *args), kwargs)
-        input_masks = masking.masks_of(inputs)
+        else:
+            input_masks = masking.masks_of(inputs)
         if "mask" in kwargs:
             input_masks = kwargs["mask"]
         elif self._expects_mask_arg and input_masks is not None:
             kwargs["mask"] = input_masks
         inputs = self._convert_inputs(inputs)
+        ctx = _CTX  # one thread-local lookup
         training = kwargs.pop("training", None)
-        if training is None and _CTX.training:
-            training = _CTX.training[-1]
+        enclosing = ctx.training
+        if training is None and enclosing:
+            training = enclosing[-1]
         if self._expects_training_arg and training is not None:
             kwargs["training"] = training
         if not self.built:
@@ -429,26 +462,28 @@ class Layer(AutoTrackable):
                 lambda t: t.shape if isinstance(t, Tensor) else TensorShape(np.shape(t)), inputs
             )
             self._maybe_build(shapes)
-        if self._OPENS_NAME_SCOPE:
-            _CTX.scopes.append((self, self._name))
-        _CTX.training.append(training)
-        if not _CTX.depth:
-            _CTX.generation = next(_GENERATIONS)
-        _CTX.depth += 1
+        opens_scope = self._OPENS_NAME_SCOPE
+        if opens_scope:
+            ctx.scopes.append((self, self._name))
+        enclosing.append(training)
+        if not ctx.depth:
+            ctx.generation = next(_GENERATIONS)
+        ctx.depth += 1
         try:
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
-            step_hooks.note("layer", layer=self, training=training)
+            if step_hooks.listener() is not None:  # no keyword dict built when nobody listens
+                step_hooks.note("layer", layer=self, training=training)
             if self._supports_masking and (
                 input_masks is not None or type(self).compute_mask is not Layer.compute_mask
             ):  # (a pass-through layer given no mask has none to attach)
                 masking.attach_output_masks(self, inputs, outputs, input_masks)
             return outputs
         finally:
-            _CTX.depth -= 1
-            _CTX.training.pop()
-            if self._OPENS_NAME_SCOPE:
-                _CTX.scopes.pop()
+            ctx.depth -= 1
+            enclosing.pop()
+            if opens_scope:
+                ctx.scopes.pop()
 
     def _probe_call(self, *args, **kwargs):
         """``__call__`` on the zeros of a Functional API probe (see keras_tensor)."""

@@ -9,11 +9,63 @@ order (as ``tf.nest`` does). Variables assigned directly become the object's own
 
 from __future__ import annotations
 
+import itertools
+
 from simdist.core import trackable
 from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable
 
-__all__ = ["AutoTrackable", "is_variable", "dedup", "leaves"]
+__all__ = [
+    "AutoTrackable",
+    "is_variable",
+    "dedup",
+    "leaves",
+    "tracking_epoch",
+    "note_tracking_change",
+    "containers_unchanged",
+    "snapshot_containers",
+]
+
+# Bumped whenever an object tracks or untracks a value, a layer adds a weight or its
+# ``trainable`` flag is set: the weight lists cached on layers (base_layer) are only valid
+# for the epoch they were gathered in. ``next()`` on a count is atomic under the GIL.
+_EPOCHS = itertools.count(1)
+_epoch = next(_EPOCHS)
+
+
+def tracking_epoch() -> int:
+    """The current tracking epoch (changes after every :func:`note_tracking_change`)."""
+    return _epoch
+
+
+def note_tracking_change() -> None:
+    """Invalidate every cached weight list: something tracked has changed."""
+    global _epoch
+    _epoch = next(_EPOCHS)
+
+
+def snapshot_containers(containers: list) -> tuple:
+    """What each mutable container (list or dict) held, to see later whether it changed:
+    a tracked list that gains a layer by ``append`` tells nobody. The items are kept with
+    their ids, so no id can be reused by a new object while the snapshot lives."""
+    out = []
+    for c in containers:
+        items = tuple(c.values()) if isinstance(c, dict) else tuple(c)
+        keys = tuple(c.keys()) if isinstance(c, dict) else None
+        out.append((c, keys, items, tuple(map(id, items))))
+    return tuple(out)
+
+
+def containers_unchanged(snapshot: tuple) -> bool:
+    """Whether every container of a :func:`snapshot_containers` still holds the same items
+    (the same objects, by identity; dicts also the same keys in the same order)."""
+    for container, keys, _items, ids in snapshot:
+        if keys is None:
+            if tuple(map(id, container)) != ids:
+                return False
+        elif tuple(container.keys()) != keys or tuple(map(id, container.values())) != ids:
+            return False
+    return True
 
 
 def is_variable(value) -> bool:
@@ -44,8 +96,11 @@ def dedup(items: list) -> list:
 _PLAIN_TYPES = frozenset({int, float, bool, str, bytes, type(None)})
 
 
-def leaves(value) -> list:
-    """Trackables and variables inside ``value`` (lists/tuples in order, dicts by key)."""
+def leaves(value, containers: list | None = None) -> list:
+    """Trackables and variables inside ``value`` (lists/tuples in order, dicts by key).
+
+    ``containers``, when given, receives every list and dict walked (what a cached weight
+    list must watch, see :func:`snapshot_containers`)."""
     out = []
     stack = [value]
     while stack:
@@ -53,12 +108,16 @@ def leaves(value) -> list:
         if type(item) in _PLAIN_TYPES:
             continue
         if isinstance(item, dict):
+            if containers is not None:
+                containers.append(item)
             try:
                 keys = sorted(item)
             except TypeError:
                 keys = list(item)
             stack.extend(item[k] for k in reversed(keys))
         elif isinstance(item, (list, tuple)):
+            if containers is not None and not isinstance(item, tuple):
+                containers.append(item)
             stack.extend(reversed(item))
         elif isinstance(item, AutoTrackable) or is_variable(item):
             out.append(item)
@@ -97,6 +156,7 @@ class AutoTrackable(trackable.Trackable):
                     if not any(w is leaf for w in own):
                         own.append(leaf)
             object.__setattr__(self, name, value)
+            note_tracking_change()
             trackable.children_changed(self)  # a pending restore may be waiting for it
             return
         object.__setattr__(self, name, value)
@@ -109,13 +169,14 @@ class AutoTrackable(trackable.Trackable):
         old = self._tracked.pop(name, None)
         if old is None:
             return
+        note_tracking_change()
         for leaf in leaves(old):
             if is_variable(leaf):
                 for own in (self._trainable_weights, self._non_trainable_weights):
                     own[:] = [w for w in own if w is not leaf]
 
-    def _direct_sublayers(self) -> list:
-        layers = [leaf for v in self._tracked.values() for leaf in leaves(v)]
+    def _direct_sublayers(self, containers: list | None = None) -> list:
+        layers = [leaf for v in self._tracked.values() for leaf in leaves(v, containers)]
         return dedup([x for x in layers if isinstance(x, AutoTrackable) and x._TRACKS])
 
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list:

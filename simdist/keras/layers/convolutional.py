@@ -43,9 +43,9 @@ class Conv2D(Conv):
             inputs,
             self.kernel,
             self.bias,
-            strides=list(self.strides),
+            strides=self.strides,  # a tuple of two ints: the ops' fast path
             padding=self.padding,
-            dilations=list(self.dilation_rate),
+            dilations=self.dilation_rate,
             activation=None if fused is NOT_FUSABLE else fused,
         )
         return self.activation(outputs) if fused is NOT_FUSABLE else outputs

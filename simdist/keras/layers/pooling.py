@@ -36,7 +36,7 @@ class _Pooling2D(Layer):
     def call(self, inputs) -> Tensor:
         check_input(self, inputs, ndim=4)
         return type(self)._OP(
-            inputs, ksize=list(self.pool_size), strides=list(self.strides), padding=self.padding
+            inputs, ksize=self.pool_size, strides=self.strides, padding=self.padding
         )
 
     def compute_output_shape(self, input_shape) -> TensorShape:
