@@ -34,6 +34,7 @@ _LAZY = {
     "math": "simdist.math",
     "nn": "simdist.nn",
     "random": "simdist.random",
+    "saved_model": "simdist.saved_model",
     "sim": "simdist.sim",
     "summary": "simdist.summary",
     "tpu": "simdist.tpu",

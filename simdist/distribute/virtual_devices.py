@@ -341,12 +341,18 @@ def local_devices(device_type: str) -> tuple[str, ...]:
     return tuple(canonical_name(d.name) for d in list_logical_devices(device_type))
 
 
-def resolve_device(name: str) -> str:
-    """The canonical name of an existing local device.
+def resolve_device(name) -> str:
+    """The canonical name of an existing local device, named by a string, a
+    ``LogicalDevice`` (what ``tf.config.list_logical_devices`` lists; TF accepts them as
+    strategy devices too) or a ``DeviceSpec``.
 
     Raises:
         ValueError: the device is not on this simulated host (with how to add it).
     """
+    if isinstance(name, LogicalDevice):
+        name = name.name
+    elif isinstance(name, DeviceSpec):
+        name = name.to_string()
     canonical = canonical_name(name)
     spec = DeviceSpec.from_string(canonical)
     counts = _device_counts()
