@@ -2,6 +2,9 @@
 
 import importlib.util
 import os
+import shutil
+import sys
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -51,6 +54,35 @@ def pytest_configure(config):
             "--tensorflow runs the tests against real TensorFlow, which is not installed: "
             "python3 -m pip install -e '.[tensorflow]'"
         )
+    _keep_bytecode(config)
+
+
+# --- bytecode under PYTHONDONTWRITEBYTECODE ---------------------------------------------------
+# The suite starts about a hundred Python processes (MPI ranks, TF_CONFIG tasks, scenarios, the
+# CLI), each importing simdist. Where the shell exports PYTHONDONTWRITEBYTECODE=1 (containers
+# often do) no .pyc is ever written, so every one of them compiled simdist from source (~0.5 s
+# of CPU each) and each xdist worker compiled and assertion-rewrote every test file (~5 s).
+# The default tier then keeps its bytecode in pytest's own cache folder (.pytest_cache/d/pycache,
+# through PYTHONPYCACHEPREFIX), never beside the sources; without the cache plugin
+# (-p no:cacheprovider), in a folder of this run that is removed at its end. Python checks each
+# .pyc against its source's mtime and size, as always.
+def _keep_bytecode(config):
+    if not sys.dont_write_bytecode or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return  # bytecode is written already, or its place chosen by the shell
+    if config.getoption("--tensorflow"):
+        # A prefix hides site-packages' own __pycache__: TensorFlow (~70 MB of bytecode) would
+        # be compiled again, 14 s more for each TF process of the first run.
+        return
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        folder = str(cache.mkdir("pycache"))
+    else:
+        folder = tempfile.mkdtemp(prefix="simdist-pycache-")
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    sys.pycache_prefix = folder
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = folder  # xdist workers and every child process
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_collection_modifyitems(config, items):

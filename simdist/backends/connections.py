@@ -47,6 +47,10 @@ class Link:
 
     def __init__(self, peer: int, sock: socket.socket, conn: Connection) -> None:
         self.peer = peer
+        # No Nagle: a data-plane array is two writes (header, bytes), and the second would
+        # wait for the peer's delayed ACK of the first (40 ms on Linux) before it is sent.
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock = sock
         self._conn = conn
         self._send_lock = threading.Lock()

@@ -120,17 +120,12 @@ def test_the_runner_takes_workers(capsys):
 
 @pytest.mark.slow
 def test_the_broken_multi_worker_adapters_show_the_bug():
-    local = run_property(
-        CATALOGUE["multi_worker.reduce.sum.axis_none"],
-        load_adapter("broken.multi_worker_local_reduce"),
-        max_examples=40,
-    )
-    assert local.status == FAIL and local.counterexample["workers"] == 2
-    assert len(local.counterexample["values"]) == 2  # 2 workers x 1 replica
+    # Each fails the property meant to catch it in test_catalogue.py, with 2 workers (SHOWS);
+    # the auto-shard bug fails the conservation property too.
     shard = load_adapter("broken.auto_shard_local_replicas")
-    for prop_id in ("multi_worker.auto_shard.data", "multi_worker.auto_shard.conservation"):
-        outcome = run_property(CATALOGUE[prop_id], shard, max_examples=40)
-        assert outcome.status == FAIL and outcome.counterexample["workers"] == 2, prop_id
+    conservation = CATALOGUE["multi_worker.auto_shard.conservation"]
+    outcome = run_property(conservation, shard, max_examples=40)
+    assert outcome.status == FAIL and outcome.counterexample["workers"] == 2
     # a bug of the cluster does not show on one worker
     one = load_adapter("broken.multi_worker_local_reduce")
     one.set_workers(1)
