@@ -22,6 +22,7 @@ import os
 from typing import Any
 
 from simdist import errors
+from simdist.checkpoint import container
 
 __all__ = [
     "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
@@ -68,10 +69,12 @@ def _is_keras_model(obj: Any) -> bool:
 def save(obj, export_dir, signatures=None, options=None) -> None:
     """Save a Keras model so that :func:`load` (or ``tf.keras.models.load_model``) restores it.
 
+    A model that has not been built yet (a subclassed model never called) is saved as TF
+    saves it: without a signature or variables.
+
     Raises:
         NotImplementedError: ``obj`` is not a Keras model, or ``signatures`` asks for other
             functions than the model's own call.
-        ValueError: the model has not been built (call it once, or give an input shape).
     """
     if not _is_keras_model(obj):
         raise NotImplementedError(
@@ -84,19 +87,25 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
             "tf.saved_model.save(signatures=...) is not in simdist; the saved model serves "
             "its own call as 'serving_default'."
         )
-    if not obj.built:
-        raise ValueError(
-            f"The model {obj.name!r} has not been built: call it on a batch, or give its first "
-            "layer an input shape, before saving it."
+    if not obj.built:  # TF saves it with no signature and no variables: so does simdist
+        container.write_members(
+            os.fspath(export_dir), UNBUILT_KIND, {_UNBUILT: obj.name.encode()}, directory=True
         )
+        return
     obj.save(os.fspath(export_dir))
+
+
+UNBUILT_KIND = "unbuilt-keras-model"  # the container of a model saved before it was built
+_UNBUILT = "model_name.txt"
 
 
 def contains_saved_model(export_dir) -> bool:
     """Whether ``export_dir`` holds a model saved by simdist."""
     from simdist.keras import saving
 
-    return os.path.isfile(os.path.join(os.fspath(export_dir), saving.CONFIG_FILE))
+    path = os.fspath(export_dir)
+    names = (saving.CONFIG_FILE, _UNBUILT)
+    return any(os.path.isfile(os.path.join(path, name)) for name in names)
 
 
 def load(export_dir, tags=None, options=None) -> _LoadedModel:
@@ -115,7 +124,59 @@ def load(export_dir, tags=None, options=None) -> _LoadedModel:
             "only the models it saved itself. Rebuild the model in simdist and load its "
             "weights instead."
         )
-    return _LoadedModel(saving.load_model(path, compile=False))
+    if os.path.isfile(os.path.join(path, _UNBUILT)):
+        kind, _ = container.read_members(path)  # verified like every other save
+        if kind == UNBUILT_KIND:
+            return _LoadedModel(None)
+    return _LoadedModel(saving.load_model(path, compile=False, custom_objects=_defined_classes()))
+
+
+def _defined_classes() -> dict[str, type]:
+    """The Keras layer and model classes defined in this process beyond the built-in ones,
+    by name (names defined twice left out): TF restores a subclassed model from its graphs
+    without its class; simdist rebuilds it from its config, so it needs the class, and finds
+    it among those the program has defined (never by importing anything)."""
+    from simdist.keras import model_config
+    from simdist.keras.engine.base_layer import Layer
+
+    builtin = model_config.builtin_layers()
+    found: dict[str, type] = {}
+    twice: set[str] = set()
+    stack = list(Layer.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        name = cls.__name__
+        if name in builtin or cls.__module__.startswith("simdist."):
+            continue
+        if name in found and found[name] is not cls:
+            twice.add(name)
+        found[name] = cls
+    return {name: _Revived(cls) for name, cls in found.items() if name not in twice}
+
+
+class _Revived:
+    """A user class as ``load`` rebuilds it: by its ``from_config``, or, when its
+    constructor does not take its config (a subclassed model that does not override
+    ``get_config``; Keras cannot rebuild those either, TF restores them from graphs), by
+    calling it without arguments, as the program made it; the saved build shape and
+    weights follow, and a mismatch is a clear error there."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        self.__name__ = cls.__name__
+
+    def __call__(self, *args, **kwargs):
+        return self.cls(*args, **kwargs)
+
+    def from_config(self, config: dict):
+        try:
+            return self.cls.from_config(config)
+        except TypeError as first:
+            try:
+                return self.cls()
+            except TypeError:
+                raise first from None
 
 
 def _signature_names(model) -> tuple[list[str], list[str]]:
@@ -169,26 +230,34 @@ class _ServingSignature:
 
 
 class _LoadedModel:
-    """What :func:`load` returns (TF's restored object of a Keras model)."""
+    """What :func:`load` returns (TF's restored object of a Keras model); for a model saved
+    before it was built, as TF: no signatures, no variables, nothing to call."""
 
     def __init__(self, model) -> None:
         self._model = model
-        self.signatures = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: _ServingSignature(model)}
+        self.signatures = (
+            {} if model is None else {DEFAULT_SERVING_SIGNATURE_DEF_KEY: _ServingSignature(model)}
+        )
 
     def __call__(self, inputs, training=False, mask=None):
+        if self._model is None:
+            raise ValueError(
+                "This model was saved before it was built (never called, no input shape): it "
+                "has no function to call. Build it before tf.saved_model.save."
+            )
         return self._model(inputs, training=training)
 
     @property
     def variables(self) -> list:
-        return self._model.variables
+        return [] if self._model is None else self._model.variables
 
     @property
     def trainable_variables(self) -> list:
-        return self._model.trainable_variables
+        return [] if self._model is None else self._model.trainable_variables
 
     @property
     def non_trainable_variables(self) -> list:
-        return self._model.non_trainable_variables
+        return [] if self._model is None else self._model.non_trainable_variables
 
     @property
     def keras_api(self):

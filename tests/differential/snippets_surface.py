@@ -472,6 +472,29 @@ SNIPPETS = [
             result = strategy.run(serve_again, args=(batch,))
             observe("distributed", {k: strategy.experimental_local_results(v) for k, v in result.items()})
         observe("keras_load", lambda: type(tf.keras.models.load_model(path)).__name__)
+
+        class SubclassedModel(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self._dense_layer = tf.keras.layers.Dense(5, name="output_layer", **init)
+
+            def call(self, inputs):
+                return self._dense_layer(inputs)
+
+        sub = SubclassedModel()
+        observe("save_spec_unbuilt", sub.save_spec() is None)
+        unbuilt_path = os.path.join(tempfile.mkdtemp(), "unbuilt")
+        tf.saved_model.save(sub, unbuilt_path)
+        observe("unbuilt_signatures", len(tf.saved_model.load(unbuilt_path).signatures))
+        five = tf.data.Dataset.from_tensors((tf.range(5, dtype=tf.float32), tf.range(5, dtype=tf.float32)))
+        sub.compile(optimizer="sgd", loss="mean_squared_error")
+        sub.fit(five.repeat(8).batch(4), epochs=1, verbose=0)
+        observe("save_spec", sub.save_spec())
+        observe("save_spec_sequential", model.save_spec())
+        observe("save_spec_functional", functional.save_spec())
+        sub_path = os.path.join(tempfile.mkdtemp(), "sub")
+        tf.saved_model.save(sub, sub_path)
+        observe("subclassed_signature", tf.saved_model.load(sub_path).signatures["serving_default"](tf.ones([2, 5])))
         """,
         differs={
             "keras_load": "tf_keras refuses to load with load_model what tf.saved_model.save "

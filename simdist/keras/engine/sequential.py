@@ -71,6 +71,18 @@ class Sequential(Model):
         if self._batch_input_shape is not None:
             self.build(self._batch_input_shape)
 
+    def save_spec(self, dynamic_batch: bool = True):
+        """``Model.save_spec`` named as Keras 2 names a Sequential's input: the input layer's
+        name, or ``<first layer>_input``."""
+        spec = super().save_spec(dynamic_batch)
+        if spec is None or not self._stack:
+            return spec
+        (only,), kwargs = spec
+        first = self._input_layer
+        name = first.name if first is not None else f"{self._stack[0].name}_input"
+        dtype = first.dtype if first is not None and first.dtype else only.dtype
+        return [type(only)(only.shape, dtype, name=name)], kwargs
+
     def pop(self) -> None:
         """Remove the last layer.
 

@@ -161,6 +161,37 @@ class Model(Layer):
         return cls(**config)
 
     # --- saving (simdist/keras/saving.py) -----------------------------------------------
+    def save_spec(self, dynamic_batch: bool = True):
+        """Keras 2's ``Model.save_spec``: ``([TensorSpec of each input], {})`` once the model
+        has been built (called, fit or given an input shape), else None.
+
+        Functional models give their inputs' dtypes and names; other models their build
+        shape, the model's dtype and TF's names ``input_1``, ``input_2``... (simdist does not
+        keep the first call's dtype: an integer input of a subclassed model is reported
+        with the model's float dtype).
+        """
+        from simdist.core.tensor_spec import TensorSpec
+
+        shape = getattr(self, "_build_input_shape", None)
+        if shape is None or not self.built:
+            return None
+
+        def batchless(dims):
+            dims = as_shape(dims).as_list()
+            return [None, *dims[1:]] if dynamic_batch and dims else dims
+
+        inputs = getattr(self, "inputs", None)
+        if inputs:
+            specs = [TensorSpec(batchless(t.shape), t.dtype, name=t.name) for t in inputs]
+        else:
+            shapes = shape if isinstance(shape, list) else [shape]
+            names = [f"input_{i + 1}" for i in range(len(shapes))]
+            specs = [
+                TensorSpec(batchless(s), self.dtype, name=n)
+                for s, n in zip(shapes, names, strict=True)
+            ]
+        return specs, {}
+
     def _maybe_build(self, input_shape) -> None:
         if not self.built:  # remembered so model.save can rebuild the model when loading
             object.__setattr__(self, "_build_input_shape", input_shape)
