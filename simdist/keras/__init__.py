@@ -16,6 +16,7 @@ from simdist.keras import initializers as initializers
 from simdist.keras import layers as layers
 from simdist.keras import losses as losses
 from simdist.keras import metrics as metrics
+from simdist.keras import mixed_precision as mixed_precision
 from simdist.keras import models as models
 from simdist.keras import optimizers as optimizers
 from simdist.keras import regularizers as regularizers

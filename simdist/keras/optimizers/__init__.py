@@ -38,6 +38,10 @@ def deserialize(config: dict, custom_objects=None) -> Optimizer:
     name = str(config.get("class_name", ""))
     custom = dict(custom_objects or {})
     cls = custom.get(name) or _BY_NAME.get(name.lower())
+    if cls is None and name.lower() in ("lossscaleoptimizer", "lossscaleoptimizerv3"):
+        from simdist.keras.mixed_precision import LossScaleOptimizer
+
+        return LossScaleOptimizer.from_config(config.get("config") or {}, custom_objects)
     if cls is None:
         hint = " It is not yet in simdist." if name.lower() in _NOT_YET else ""
         raise ValueError(
