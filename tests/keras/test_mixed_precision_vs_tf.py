@@ -8,11 +8,14 @@ Three programs, run on both sides from the same initial weights:
 * the same under MirroredStrategy (2 replicas) with replica 1's loss made non-finite on
   one step: both replicas must skip that step;
 * ``model.compile`` / ``model.fit`` under MirroredStrategy with the global policy
-  ``mixed_float16`` (compile wraps the optimizer in a LossScaleOptimizer).
+  ``mixed_float16`` (compile wraps the optimizer in a LossScaleOptimizer);
+* Conv2D, BatchNormalization, pooling, Dense under ``mixed_float16``: every layer's output
+  dtype, the weights' dtypes, outputs, gradients and BatchNormalization's moving statistics.
 
 The loss scales, the good-step counters, ``iterations`` and the dtypes must be identical;
 losses and weights agree within float16 rounding: ``rtol=atol=2e-3`` (float16's machine
-epsilon is 9.8e-4; NumPy and TF's CPU kernels round float16 products and sums differently).
+epsilon is 9.8e-4; NumPy and TF's CPU kernels round float16 products and sums differently),
+``conv_bn``'s gradients within ``rtol=1e-2, atol=5e-3``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ pytestmark = [
 ]
 
 RTOL = ATOL = 2e-3
+# conv_bn's gradients are sums of ~100 float16 products (largest difference seen: 2e-3)
+TOLERANCE = {"conv_bn": (1e-2, 5e-3)}
 EXACT = ("scale", "counter", "iterations", "dtypes", "skipped", "optimizer")
 
 _MODEL = textwrap.dedent(
@@ -172,10 +177,50 @@ FIT = _program(
     """
 )
 
-CASES = {"custom_loop": (CUSTOM_LOOP, 1), "fit": (FIT, 2), "mirrored_skip": (MIRRORED_SKIP, 2)}
+CONV_BN = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        tf.keras.mixed_precision.set_global_policy("mixed_float16")
+        try:
+            rng = np.random.default_rng(3)
+            x = rng.standard_normal((4, 6, 6, 2)).astype("float32")
+            model = tf.keras.Sequential([
+                tf.keras.layers.Conv2D(3, 3, activation="relu"),
+                tf.keras.layers.BatchNormalization(),
+                tf.keras.layers.MaxPooling2D(),
+                tf.keras.layers.Flatten(),
+                tf.keras.layers.Dropout(0.0),
+                tf.keras.layers.Dense(2),
+                tf.keras.layers.Activation("softmax", dtype="float32"),
+            ])
+            model(x[:1])
+            if weights is not None:
+                model.set_weights(weights)
+            start = model.get_weights()
+            with tf.GradientTape() as tape:
+                out = model(x, training=True)
+                loss = tf.reduce_sum(out * np.arange(8, dtype="float32").reshape(4, 2))
+            grads = tape.gradient(loss, model.trainable_variables)
+            h, dts = x, []
+            for layer in model.layers:  # each layer's output dtype
+                h = layer(h, training=False)
+                dts.append(h.dtype.name)
+            return {"weights": start, "out": out, "grads": grads, "after": model.get_weights(),
+                    "dtypes": dts + [w.dtype.name for w in model.weights]}
+        finally:
+            tf.keras.mixed_precision.set_global_policy("float32")
+    """
+)
+
+CASES = {
+    "custom_loop": (CUSTOM_LOOP, 1),
+    "fit": (FIT, 2),
+    "conv_bn": (CONV_BN, 1),
+    "mirrored_skip": (MIRRORED_SKIP, 2),
+}
 # TF's collectives fail ("Collective ops is aborted") when a second MirroredStrategy program
 # runs in the process of a first one: one TF process per group.
-GROUPS = (("custom_loop", "fit"), ("mirrored_skip",))
+GROUPS = (("custom_loop", "fit", "conv_bn"), ("mirrored_skip",))
 
 
 @pytest.mark.parametrize("group", GROUPS, ids="+".join)
@@ -189,7 +234,8 @@ def test_mixed_precision_matches_tensorflow(group):
         exact = {k: v for k, v in ours[name].items() if k in EXACT}
         tf_oracle.assert_match(name, exact, theirs[name], rtol=0, atol=0)
         rounded = {k: v for k, v in ours[name].items() if k not in EXACT}
-        tf_oracle.assert_match(name, rounded, theirs[name], rtol=RTOL, atol=ATOL)
+        rtol, atol = TOLERANCE.get(name, (RTOL, ATOL))
+        tf_oracle.assert_match(name, rounded, theirs[name], rtol=rtol, atol=atol)
 
 
 def test_the_overflowing_start_skips_steps():
