@@ -61,6 +61,7 @@ from simdist.checkpoint.state import latest_checkpoint, update_checkpoint_state
 from simdist.core.trackable import VARIABLE_VALUE, tensors_of
 from simdist.keras import model_config, saving_schema
 from simdist.keras.engine.sequential import Sequential
+from simdist.keras.object_registration import with_custom_objects
 
 __all__ = [
     "save_model",
@@ -262,7 +263,7 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     document, members = _read_model(path)
     where = f"'{os.path.join(path, CONFIG_FILE)}'"
     arrays = _arrays(members[WEIGHTS_FILE], f"'{os.path.join(path, WEIGHTS_FILE)}'")
-    classes = {**model_config.builtin_layers(), **(custom_objects or {})}
+    classes = {**model_config.builtin_layers(), **with_custom_objects(custom_objects)}
     entry = document["model"]
     if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
         raise errors.DataLossError(f"{where} does not describe a model.")
