@@ -6,6 +6,7 @@
 ``refused``; docs/differences.md).
 """
 
+from simdist.keras._missing import missing_name
 from simdist.keras.engine.progbar import Progbar as Progbar
 from simdist.keras.object_registration import CustomObjectScope as CustomObjectScope
 from simdist.keras.object_registration import custom_object_scope as custom_object_scope
@@ -40,3 +41,7 @@ def unpack_x_y_sample_weight(data):
     if isinstance(data, list):
         data = tuple(data)
     return unpack(data)
+
+
+def __getattr__(name: str):
+    raise missing_name("tf.keras.utils", name)
