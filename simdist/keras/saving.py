@@ -206,6 +206,10 @@ def _training_config(model) -> dict | None:
 def _optimizer_defaults(class_name: str):
     from simdist.keras import optimizers
 
+    if class_name.lower() in ("lossscaleoptimizer", "lossscaleoptimizerv3"):
+        from simdist.keras.mixed_precision import LossScaleOptimizer
+
+        return LossScaleOptimizer.config_kinds()  # it has no default: it wraps an optimizer
     try:
         return optimizers.get({"class_name": class_name, "config": {}}).get_config()
     except ValueError:

@@ -335,3 +335,27 @@ def test_checkpoint_keeps_the_loss_scale(tmp_path):
     fresh = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(1.0), initial_scale=64.0)
     tf.train.Checkpoint(optimizer=fresh, var=tf.Variable([0.0])).restore(path)
     assert float(fresh.loss_scale.numpy()) == 32.0 and int(fresh.iterations.numpy()) == 1
+
+
+def test_a_saved_mixed_model_loads_with_its_loss_scale(tmp_path):
+    mp.set_global_policy("mixed_float16")
+    inputs = tf.keras.Input((3,))
+    hidden = tf.keras.layers.Dense(4, activation="relu")(inputs)
+    outputs = tf.keras.layers.Activation("linear", dtype="float32")(
+        tf.keras.layers.Dense(1)(hidden)
+    )
+    model = tf.keras.Model(inputs, outputs)
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    x = np.random.default_rng(0).random((16, 3)).astype(np.float32)
+    opt = model.optimizer
+    opt._loss_scale.current_loss_scale.assign(512.0)  # a state a fresh optimizer lacks
+    model.fit(x, x.sum(1, keepdims=True), epochs=1, verbose=0)
+    model.save(str(tmp_path / "mixed"))
+    mp.set_global_policy(None)
+    loaded = tf.keras.models.load_model(str(tmp_path / "mixed"))
+    assert isinstance(loaded.optimizer, mp.LossScaleOptimizer)
+    assert type(loaded.optimizer.inner_optimizer).__name__ == "Adam"
+    assert loaded.layers[1].compute_dtype == "float16"  # the policy is in the layer config
+    assert float(loaded.optimizer.loss_scale.numpy()) == float(opt.loss_scale.numpy())
+    assert int(loaded.optimizer.iterations.numpy()) == 1
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))

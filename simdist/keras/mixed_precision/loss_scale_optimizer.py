@@ -322,6 +322,18 @@ class LossScaleOptimizer(Optimizer):
             "dynamic_growth_steps": self.dynamic_growth_steps,
         }
 
+    @staticmethod
+    def config_kinds() -> dict:
+        """A config of the right field kinds, for the saved-model schema (``saving_schema``
+        checks field names and kinds against a default instance's; a LossScaleOptimizer
+        has none, and ``dynamic_growth_steps`` may be None or an int)."""
+        return {
+            "inner_optimizer": {},
+            "dynamic": True,
+            "initial_scale": float(_DEFAULT_INITIAL_SCALE),
+            "dynamic_growth_steps": None,
+        }
+
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
         from simdist.keras import optimizers
