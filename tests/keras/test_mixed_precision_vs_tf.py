@@ -1,6 +1,10 @@
 """Mixed precision on simdist and on real TF 2.21 + tf_keras (``TF_USE_LEGACY_KERAS=1``).
 
-Three programs, run on both sides from the same initial weights:
+The programs, run on both sides from the same initial weights:
+
+* the policies' dtypes: the global policy, an Input's (float32), a Functional model's,
+  Embedding / LSTM / LayerNormalization outputs under ``mixed_float16``, a layer config's
+  serialized policy, and the errors of bad policies;
 
 * a custom loop (the guide's ``get_scaled_loss`` / ``get_unscaled_gradients``) whose first
   scale (2**24) overflows float16, so the dynamic scale halves and skips steps until the
@@ -212,7 +216,43 @@ CONV_BN = textwrap.dedent(
     """
 )
 
+POLICIES = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        mp = tf.keras.mixed_precision
+        facts = [mp.global_policy().name]
+        mp.set_global_policy("mixed_float16")
+        try:
+            inputs = tf.keras.Input((3,))
+            dense = tf.keras.layers.Dense(2)
+            model = tf.keras.Model(inputs, dense(inputs))
+            embedding = tf.keras.layers.Embedding(10, 4)
+            lstm = tf.keras.layers.LSTM(3)
+            norm = tf.keras.layers.LayerNormalization()
+            x = np.ones((2, 4, 3), "float32")
+            facts += [
+                inputs.dtype.name, model.layers[0].dtype_policy.name, model.dtype_policy.name,
+                model.output.dtype.name, dense.kernel.dtype.name,
+                embedding(np.array([[1, 2]])).dtype.name, embedding.embeddings.dtype.name,
+                lstm(x).dtype.name, norm(x).dtype.name,
+                tf.keras.layers.Dense(1, dtype="float64").compute_dtype,
+                str(sorted(tf.keras.layers.Dense(1).get_config()["dtype"]["config"].items())),
+                repr(mp.Policy("mixed_float16")), mp.Policy("float16").variable_dtype,
+            ]
+            for bad in ("foo", "int32"):
+                try:
+                    mp.set_global_policy(bad)
+                except ValueError as error:
+                    facts.append(type(error).__name__ + ": " + str(error)[:40])
+        finally:
+            mp.set_global_policy(None)
+        facts.append(mp.global_policy().name)
+        return {"dtypes": facts}
+    """
+)
+
 CASES = {
+    "policies": (POLICIES, 1),
     "custom_loop": (CUSTOM_LOOP, 1),
     "fit": (FIT, 2),
     "conv_bn": (CONV_BN, 1),
@@ -220,7 +260,7 @@ CASES = {
 }
 # TF's collectives fail ("Collective ops is aborted") when a second MirroredStrategy program
 # runs in the process of a first one: one TF process per group.
-GROUPS = (("custom_loop", "fit", "conv_bn"), ("mirrored_skip",))
+GROUPS = (("policies", "custom_loop", "fit", "conv_bn"), ("mirrored_skip",))
 
 
 @pytest.mark.parametrize("group", GROUPS, ids="+".join)
