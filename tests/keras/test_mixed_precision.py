@@ -359,3 +359,17 @@ def test_a_saved_mixed_model_loads_with_its_loss_scale(tmp_path):
     assert float(loaded.optimizer.loss_scale.numpy()) == float(opt.loss_scale.numpy())
     assert int(loaded.optimizer.iterations.numpy()) == 1
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+@pytest.mark.parametrize("form", ["callable", "tensor"])
+def test_minimize_scales_and_unscales(form):
+    var = tf.Variable([2.0])
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.5), initial_scale=2.0**20)
+    if form == "callable":
+        opt.minimize(lambda: tf.reduce_sum(var * var), [var])
+    else:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(var * var)
+        opt.minimize(loss, [var], tape=tape)
+    np.testing.assert_array_equal(var.numpy(), [2.0 - 0.5 * 4.0])  # the unscaled gradient
+    assert float(opt.loss_scale.numpy()) == 2.0**20 and int(opt.dynamic_counter.numpy()) == 1

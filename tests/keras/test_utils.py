@@ -190,3 +190,19 @@ def test_pack_and_unpack():
     assert utils.pack_x_y_sample_weight([1, 2]) == ([1, 2],)
     assert utils.pack_x_y_sample_weight(1, 2, 3) == (1, 2, 3)
     assert utils.unpack_x_y_sample_weight([1, 2]) == (1, 2, None)
+
+
+def test_predict_on_a_sequence_of_inputs():
+    x, _ = _data()
+
+    class Inputs(utils.Sequence):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, index):
+            return x[index * 10 : (index + 1) * 10]
+
+    model = _model()
+    np.testing.assert_allclose(
+        model.predict(Inputs(), verbose=0), model.predict(x, batch_size=10, verbose=0)
+    )
