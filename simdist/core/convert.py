@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from simdist.core import dtypes
+from simdist.core import autocast, dtypes
 from simdist.core.context import mark_runtime_started
 from simdist.core.device import current_device
 from simdist.core.tensor import Tensor
@@ -149,6 +149,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
         return value
     to_tensor = getattr(value, "_to_tensor", None)
     if to_tensor is not None:
+        if getattr(value, "_autocast", False):  # a mixed-precision layer's weight
+            return autocast.read(value, dtype)
         return to_tensor(dtype)
     if _holds_tensors(value):  # [t1, t2]: a differentiable stack, as in TF
         from simdist.core.ops import array_ops

@@ -169,6 +169,8 @@ class Variable(Trackable, metaclass=_VariableMeta):
     array([2., 3.], dtype=float32)
     """
 
+    _autocast = False  # True: a mixed-precision layer's weight (see simdist.core.autocast)
+
     def __init__(
         self,
         initial_value=None,

@@ -16,9 +16,11 @@ from simdist.keras import initializers as initializers
 from simdist.keras import layers as layers
 from simdist.keras import losses as losses
 from simdist.keras import metrics as metrics
+from simdist.keras import mixed_precision as mixed_precision
 from simdist.keras import models as models
 from simdist.keras import optimizers as optimizers
 from simdist.keras import regularizers as regularizers
+from simdist.keras import utils as utils
 from simdist.keras._missing import missing_name
 from simdist.keras.engine.input_layer import Input as Input
 from simdist.keras.engine.sequential import Sequential as Sequential

@@ -17,6 +17,7 @@ from __future__ import annotations
 from simdist.keras import losses as losses_lib
 from simdist.keras import metrics as metrics_lib
 from simdist.keras import optimizers as optimizers_lib
+from simdist.keras.object_registration import with_custom_objects
 
 __all__ = ["training_config", "compile_args"]
 
@@ -111,7 +112,7 @@ def compile_args(config: dict, custom_objects=None) -> dict:
         ValueError: a loss, metric or optimizer that names nothing known (the message says
             which; pass custom ones in ``custom_objects``).
     """
-    custom = dict(custom_objects or {})
+    custom = with_custom_objects(custom_objects)
     entries = config.get("metrics")
     if isinstance(entries, dict):
         metrics = {name: _metric_args(items, custom) for name, items in entries.items()}

@@ -21,6 +21,7 @@ from simdist.core.tensor import Tensor
 from simdist.keras import backend, regression_losses
 from simdist.keras.loss_base import Loss, LossFunctionWrapper
 from simdist.keras.losses_utils import Reduction, ReductionV2, prepare_labels
+from simdist.keras.object_registration import with_custom_objects
 from simdist.keras.regression_losses import (
     cosine_similarity,
     hinge,
@@ -339,7 +340,7 @@ def deserialize(config, custom_objects=None):
     Raises:
         ValueError: a name that is no loss (pass custom losses in ``custom_objects``).
     """
-    custom = dict(custom_objects or {})
+    custom = with_custom_objects(custom_objects)
     if isinstance(config, str):
         found = custom.get(config) or _FUNCTIONS.get(config)
         if found is None and config in _CLASSES:

@@ -59,6 +59,7 @@ from simdist.keras.metric_wrappers import (
     sparse_top_k_categorical_accuracy,
     top_k_categorical_accuracy,
 )
+from simdist.keras.object_registration import with_custom_objects
 from simdist.keras.serialization import object_config
 
 __all__ = [
@@ -279,7 +280,7 @@ def deserialize(config, custom_objects=None):
     Raises:
         ValueError: a name that is no metric (pass custom metrics in ``custom_objects``).
     """
-    custom = dict(custom_objects or {})
+    custom = with_custom_objects(custom_objects)
     if isinstance(config, str):
         name, cls_config = config, None
     else:

@@ -61,6 +61,7 @@ from simdist.checkpoint.state import latest_checkpoint, update_checkpoint_state
 from simdist.core.trackable import VARIABLE_VALUE, tensors_of
 from simdist.keras import model_config, saving_schema
 from simdist.keras.engine.sequential import Sequential
+from simdist.keras.object_registration import with_custom_objects
 
 __all__ = [
     "save_model",
@@ -205,6 +206,10 @@ def _training_config(model) -> dict | None:
 def _optimizer_defaults(class_name: str):
     from simdist.keras import optimizers
 
+    if class_name.lower() in ("lossscaleoptimizer", "lossscaleoptimizerv3"):
+        from simdist.keras.mixed_precision import LossScaleOptimizer
+
+        return LossScaleOptimizer.config_kinds()  # it has no default: it wraps an optimizer
     try:
         return optimizers.get({"class_name": class_name, "config": {}}).get_config()
     except ValueError:
@@ -262,7 +267,7 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     document, members = _read_model(path)
     where = f"'{os.path.join(path, CONFIG_FILE)}'"
     arrays = _arrays(members[WEIGHTS_FILE], f"'{os.path.join(path, WEIGHTS_FILE)}'")
-    classes = {**model_config.builtin_layers(), **(custom_objects or {})}
+    classes = {**model_config.builtin_layers(), **with_custom_objects(custom_objects)}
     entry = document["model"]
     if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
         raise errors.DataLossError(f"{where} does not describe a model.")

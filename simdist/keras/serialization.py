@@ -9,6 +9,8 @@ user's ``custom_objects``, then among the built-in classes, then among the short
 
 from __future__ import annotations
 
+from simdist.keras.object_registration import get_registered_name, with_custom_objects
+
 __all__ = ["object_config", "find_class"]
 
 
@@ -18,8 +20,14 @@ def object_config(obj, module: str) -> dict:
         "module": module,
         "class_name": type(obj).__name__,
         "config": obj.get_config(),
-        "registered_name": None,
+        # a registered class's "package>Name", as Keras 2 writes it; None for the others
+        "registered_name": _registered_name(type(obj)),
     }
+
+
+def _registered_name(cls):
+    name = get_registered_name(cls)
+    return name if name != cls.__name__ else None
 
 
 def find_class(config, custom_objects, classes: dict, names: dict, kind: str) -> type:
@@ -28,7 +36,7 @@ def find_class(config, custom_objects, classes: dict, names: dict, kind: str) ->
     Raises:
         ValueError: no class of that name (the message lists the known ones).
     """
-    custom = dict(custom_objects or {})
+    custom = with_custom_objects(custom_objects)
     name = config if isinstance(config, str) else str(config.get("class_name", ""))
     cls = custom.get(name) or classes.get(name) or names.get(name)
     if cls is None:

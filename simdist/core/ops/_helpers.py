@@ -26,7 +26,13 @@ def as_tensors(op_name: str, *values) -> list[Tensor]:
         # Fast path (a layer's input and its variables): tensors pass through and variables
         # are read, as convert_to_tensor does below for them; no dtype is imposed on either,
         # so only the dtype check remains (the general path would read the anchor twice).
-        tensors = [v if type(v) is Tensor else v._to_tensor(None) for v in values]
+        # (a mixed-precision layer's weight reads through convert_to_tensor: its autocast)
+        tensors = [
+            v
+            if type(v) is Tensor
+            else (convert_to_tensor(v) if getattr(v, "_autocast", False) else v._to_tensor(None))
+            for v in values
+        ]
         check_same_dtype(op_name, *tensors)
         return tensors
     anchor = next((v for v in values if isinstance(v, Tensor) or hasattr(v, "_to_tensor")), None)

@@ -10,8 +10,11 @@ What Keras 2 does, and simdist with it:
   layer's name scope, so variables are named ``dense/kernel:0`` (``my_model/dense/kernel:0``
   when an enclosing layer is calling it).
 * ``training=`` given to a call reaches every nested call that does not pass its own.
-* Floating inputs are cast to the layer's dtype (Keras's autocast); NumPy inputs become
-  tensors.
+* Floating inputs are cast to the layer's compute dtype (Keras's autocast); NumPy inputs
+  become tensors.
+* A layer follows a dtype policy (``simdist.keras.mixed_precision``): ``dtype=None`` takes the
+  global one. Under ``"mixed_float16"`` weights are float32 and read as float16 inside the
+  layer's call (``simdist.core.autocast``); ``dtype`` is the variable dtype.
 * Weights are created with ``tf.Variable(...)``, so a strategy's ``variable_creator_scope``
   sees every one of them.
 """
@@ -24,7 +27,7 @@ import threading
 
 import numpy as np
 
-from simdist.core import dtypes, nest, profile_hook, step_hooks, trackable
+from simdist.core import autocast, dtypes, nest, profile_hook, step_hooks, trackable
 from simdist.core.convert import convert_to_tensor
 from simdist.core.module import Module
 from simdist.core.name_scope import outside_name_scopes
@@ -36,6 +39,7 @@ from simdist.keras import backend, initializers
 from simdist.keras.engine import masking, tracking
 from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
+from simdist.keras.mixed_precision import policy as dtype_policies
 
 __all__ = ["Layer", "is_variable"]
 
@@ -86,7 +90,10 @@ class Layer(AutoTrackable):
             raise TypeError(f"Layer name must be a string, got {name!r}.")
         init(self, "_name", name or backend.unique_object_name(self._default_name()))
         init(self, "_trainable", bool(trainable))
-        init(self, "_dtype", dtypes.as_dtype(dtype or backend.floatx()).name)
+        policy = dtype_policies.layer_policy(dtype)
+        init(self, "_dtype_policy", policy)
+        init(self, "_dtype", policy.variable_dtype)
+        init(self, "_compute_dtype", policy.compute_dtype)
         init(self, "_autocast", kwargs.get("autocast", True))
         init(self, "_initial_weights", kwargs.get("weights"))
         init(self, "_batch_input_shape", self._batch_shape_from(kwargs))
@@ -125,9 +132,20 @@ class Layer(AutoTrackable):
 
     @property
     def dtype(self) -> str:
+        """The dtype of the layer's weights (the policy's variable dtype), as Keras 2."""
         return self._dtype
 
-    compute_dtype = variable_dtype = dtype
+    variable_dtype = dtype
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes in: its inputs are cast to it."""
+        return self._compute_dtype
+
+    @property
+    def dtype_policy(self):
+        """The layer's ``tf.keras.mixed_precision.Policy``."""
+        return self._dtype_policy
 
     @property
     def trainable(self) -> bool:
@@ -162,6 +180,8 @@ class Layer(AutoTrackable):
             initializer: name or callable; default glorot_uniform for floats, zeros else.
             trainable: default True, False for ``synchronization=ON_READ``.
             synchronization, aggregation: passed to ``tf.Variable`` for strategies.
+            experimental_autocast: False keeps a floating weight of a mixed-precision layer
+                from reading as the compute dtype in the layer's call (default True).
 
         Raises:
             ValueError: ``trainable=True`` with ``synchronization=ON_READ``.
@@ -195,6 +215,12 @@ class Layer(AutoTrackable):
             synchronization=synchronization,
             aggregation=aggregation,
         )
+        if (
+            kwargs.get("experimental_autocast", True)
+            and dtype.is_floating
+            and self._compute_dtype != self._dtype
+        ):
+            variable._autocast = True  # read as the compute dtype in layer calls
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
         tracking.note_tracking_change()
         if regularizer is not None:
@@ -407,7 +433,7 @@ class Layer(AutoTrackable):
             object.__setattr__(self, "_initial_weights", None)
 
     def _convert_inputs(self, inputs):
-        if type(inputs) is Tensor and inputs._dtype._name == self._dtype:
+        if type(inputs) is Tensor and inputs._dtype._name == self._compute_dtype:
             # One tensor already of the layer's dtype (a model's inner layers): convert
             # below would return it unchanged (no NumPy conversion, no autocast).
             return inputs
@@ -419,10 +445,10 @@ class Layer(AutoTrackable):
                 self._autocast
                 and isinstance(x, Tensor)
                 and x.dtype.is_floating
-                and x.dtype.name != self._dtype
-                and dtypes.as_dtype(self._dtype).is_floating
+                and x.dtype.name != self._compute_dtype
+                and dtypes.as_dtype(self._compute_dtype).is_floating
             ):
-                x = math_ops.cast(x, self._dtype)
+                x = math_ops.cast(x, self._compute_dtype)
             return x
 
         return nest.map_structure(convert, inputs)
@@ -469,6 +495,7 @@ class Layer(AutoTrackable):
         if not ctx.depth:
             ctx.generation = next(_GENERATIONS)
         ctx.depth += 1
+        autocast_previous = autocast.enter_layer_call(self._compute_dtype)
         try:
             outputs = self.call(inputs, *args, **kwargs)
             profile_hook.layer_called(self, inputs)
@@ -480,6 +507,7 @@ class Layer(AutoTrackable):
                 masking.attach_output_masks(self, inputs, outputs, input_masks)
             return outputs
         finally:
+            autocast.exit_layer_call(autocast_previous)
             ctx.depth -= 1
             enclosing.pop()
             if opens_scope:
@@ -509,7 +537,11 @@ class Layer(AutoTrackable):
 
     # --- config -------------------------------------------------------------------------
     def get_config(self) -> dict:
-        config = {"name": self._name, "trainable": self._trainable, "dtype": self._dtype}
+        config = {
+            "name": self._name,
+            "trainable": self._trainable,
+            "dtype": dtype_policies.serialize(self._dtype_policy),
+        }
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         return config

@@ -15,6 +15,8 @@ a fresh iterator; otherwise one iterator runs across epochs, as Keras 2 does.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 import warnings
 
@@ -24,6 +26,7 @@ from simdist.core import nest
 from simdist.core.random import _default_state
 from simdist.core.tensor import Tensor
 from simdist.data.dataset import Dataset
+from simdist.keras.utils.sequence import Sequence, sequence_dataset
 
 __all__ = ["DataHandler", "unpack", "shuffle_seed"]
 
@@ -74,6 +77,25 @@ def _is_distributed_input(x) -> bool:
     return isinstance(x, (DistributedDataset, DistributedDatasetsFromFunction))
 
 
+class _NoUnbatchedWarning(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "has no `batch` or `padded_batch` step" not in record.getMessage()
+
+
+@contextlib.contextmanager
+def _batches_expected():
+    """Distribute a Sequence's dataset (whole batches from a generator) without the warning
+    that such a pipeline has no ``batch`` step: here its elements are known to be batches."""
+    from simdist.distribute import rebatch
+
+    quiet = _NoUnbatchedWarning()
+    rebatch._log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        rebatch._log.removeFilter(quiet)
+
+
 class DataHandler:
     """Batches per epoch, distributed by ``strategy``.
 
@@ -109,6 +131,14 @@ class DataHandler:
             self.inferred_steps = steps
             self._recreate = steps is None
             self._shuffle = False
+        elif isinstance(x, Sequence):
+            self._check_sequence_arguments(y, sample_weight, batch_size)
+            self._sequence = x
+            self._dataset = None
+            self._arrays = None
+            self.inferred_steps = steps if steps is not None else len(x)
+            self._recreate = True
+            self._shuffle = bool(shuffle) and shuffle != "batch"
         elif isinstance(x, Dataset):
             if y is not None:
                 raise ValueError(
@@ -157,7 +187,27 @@ class DataHandler:
             self._recreate = steps is None or steps == full
             self._dataset = None
 
+    @staticmethod
+    def _check_sequence_arguments(y, sample_weight, batch_size) -> None:
+        for name, value in (("y", y), ("sample_weight", sample_weight)):
+            if value is not None:
+                raise ValueError(
+                    f"`{name}` argument is not supported when using `keras.utils.Sequence` as "
+                    "input: its batches must be (x, y) or (x, y, sample_weight) tuples."
+                )
+        if batch_size is not None:
+            raise ValueError(
+                "The `batch_size` argument must not be specified for the given input type: a "
+                "`keras.utils.Sequence` yields whole batches."
+            )
+
     def _epoch_dataset(self, epoch: int) -> Dataset:
+        if self._sequence is not None:
+            count = len(self._sequence)
+            order = np.arange(count)
+            if self._shuffle:
+                order = np.random.default_rng([self.seed, int(epoch)]).permutation(count)
+            return sequence_dataset(self._sequence, order[: self.inferred_steps])
         if self._arrays is None:
             return self._dataset
         arrays = self._arrays
@@ -174,7 +224,11 @@ class DataHandler:
     def _distributed_iterator(self, epoch: int):
         dataset = self._epoch_dataset(epoch)
         if self._strategy is not None and not self._distributed:
-            dataset = self._strategy.experimental_distribute_dataset(dataset)
+            if self._sequence is not None:  # its elements are batches: no warning about that
+                with _batches_expected():
+                    dataset = self._strategy.experimental_distribute_dataset(dataset)
+            else:
+                dataset = self._strategy.experimental_distribute_dataset(dataset)
         return iter(dataset)
 
     def epoch_batches(self, epoch: int, skip: int = 0, skip_persistent: int = 0):
@@ -210,5 +264,8 @@ class DataHandler:
             if step >= skip:
                 yield step, batch
             step += 1
+        if self._sequence is not None:
+            self._sequence.on_epoch_end()  # as Keras 2, after every epoch
 
     exhausted = False
+    _sequence = None

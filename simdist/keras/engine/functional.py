@@ -20,6 +20,7 @@ from simdist.core.shape import TensorShape
 from simdist.keras.engine.input_layer import InputLayer
 from simdist.keras.engine.keras_tensor import KerasTensor
 from simdist.keras.engine.training import Model
+from simdist.keras.object_registration import with_custom_objects
 
 __all__ = ["Functional"]
 
@@ -223,5 +224,5 @@ class Functional(Model):
     def from_config(cls, config: dict, custom_objects=None):
         from simdist.keras import model_config
 
-        classes = {**model_config.builtin_layers(), **(custom_objects or {})}
+        classes = {**model_config.builtin_layers(), **with_custom_objects(custom_objects)}
         return model_config.functional_from_config(config, classes, "the config")

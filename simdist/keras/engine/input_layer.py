@@ -51,7 +51,8 @@ class InputLayer(Layer):
             kwargs["batch_size"] = batch_size
         if name is None:
             name = f"input_{backend.get_uid('input')}"
-        super().__init__(name=name, dtype=dtype, **kwargs)
+        # as Keras 2: floatx by default, never the global mixed-precision policy
+        super().__init__(name=name, dtype=dtype or backend.floatx(), **kwargs)
         self.built = True
         self.sparse, self.ragged = False, False
 

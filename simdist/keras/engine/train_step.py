@@ -19,9 +19,12 @@ from simdist.core.ops import math_ops
 from simdist.core.tape import GradientTape
 from simdist.keras.engine import compile_utils
 from simdist.keras.engine.data_adapter import unpack
-
+from simdist.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 
 # --- one step --------------------------------------------------------------------------------
+_NO_SCOPE = contextlib.nullcontext()
+
+
 def _global_batch(strategy, x) -> int:
     leaf = nest.flatten(x)[0]
     local = int(sum(np.shape(c)[0] for c in strategy.experimental_local_results(leaf)))
@@ -40,6 +43,7 @@ def _run_step(model, batch, training: bool):
     n = strategy.num_replicas_in_sync
 
     class_weight = getattr(model, "_class_weight", None) if training else None
+    scaling = training and isinstance(model.optimizer, LossScaleOptimizer)
 
     def step(x, y, sw):
         if class_weight is not None:
@@ -53,8 +57,13 @@ def _run_step(model, batch, training: bool):
                 loss, parts = compile_utils.replica_losses(
                     model, y, y_pred, sw, global_batch, n
                 )
+                scaled = model.optimizer.get_scaled_loss(loss) if scaling else loss
             variables = model.trainable_variables  # after the call: it may build the model
-            grads = tape.gradient(loss, variables)
+            with np.errstate(over="ignore", invalid="ignore") if scaling else _NO_SCOPE:
+                # an overflowing float16 step is expected (the LossScaleOptimizer skips it)
+                grads = tape.gradient(scaled, variables)
+            if scaling:  # Keras 2's LossScaleOptimizer.minimize
+                grads = model.optimizer.get_unscaled_gradients(grads)
             model.optimizer.apply_gradients(zip(grads, variables, strict=True))
         else:
             y_pred = model(x, training=False)

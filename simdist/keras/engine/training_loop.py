@@ -28,6 +28,7 @@ from simdist.keras.engine.train_step import (
     reset_metrics,
     track_loss,
 )
+from simdist.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 
 __all__ = ["compile", "fit", "evaluate", "predict", "train_on_batch", "test_on_batch"]
 
@@ -65,6 +66,10 @@ def compile(
         )
     with model.distribute_strategy.scope():
         opt = compile_utils.get_optimizer(optimizer)
+        if model.dtype_policy.compute_dtype == "float16" and not isinstance(
+            opt, LossScaleOptimizer
+        ):  # Keras 2: loss scaling is needed for float16 models to converge as float32 ones
+            opt = LossScaleOptimizer(opt)
         compiled = compile_utils.compile_losses(model, loss, loss_weights)
         loss_names = [spec[0] if spec else "loss" for spec in compiled.specs]
         multi = len(compiled.names) > 1

@@ -4,6 +4,8 @@ Names resolve as Keras 2 resolves them: case-insensitively for the built-in opti
 (``'rmsprop'``, ``'Adam'``), or a ``{'class_name': ..., 'config': ...}`` dict.
 """
 
+from simdist.keras.object_registration import with_custom_objects
+from simdist.keras.optimizers import legacy as legacy
 from simdist.keras.optimizers import schedules as schedules
 from simdist.keras.optimizers.adadelta import Adadelta as Adadelta
 from simdist.keras.optimizers.adagrad import Adagrad as Adagrad
@@ -36,8 +38,12 @@ def deserialize(config: dict, custom_objects=None) -> Optimizer:
         ValueError: an unknown class name (pass custom classes in ``custom_objects``).
     """
     name = str(config.get("class_name", ""))
-    custom = dict(custom_objects or {})
+    custom = with_custom_objects(custom_objects)
     cls = custom.get(name) or _BY_NAME.get(name.lower())
+    if cls is None and name.lower() in ("lossscaleoptimizer", "lossscaleoptimizerv3"):
+        from simdist.keras.mixed_precision import LossScaleOptimizer
+
+        return LossScaleOptimizer.from_config(config.get("config") or {}, custom_objects)
     if cls is None:
         hint = " It is not yet in simdist." if name.lower() in _NOT_YET else ""
         raise ValueError(

@@ -358,6 +358,14 @@ class Optimizer(trackable.Trackable):
         ``aggregate`` is False, then each replica's own gradient updates its own copy) and
         every copy of every variable gets the same update, through ``extended.update``.
         """
+        variables, grads = self._gather_gradients(strategy, pairs, aggregate)
+        return self._apply_gathered(strategy, pairs, variables, grads, aggregate)
+
+    def _gather_gradients(self, strategy, pairs: list, aggregate: bool) -> tuple[list, list]:
+        """The variables with a gradient, and their gradients: summed over replicas (one
+        tensor each: every copy holds the same) when ``aggregate``, else per replica; not
+        clipped yet. (The LossScaleOptimizer decides a step's finiteness between this and
+        :meth:`_apply_gathered`, as TF decides it on the aggregated, unclipped gradients.)"""
         for _, var in pairs:
             if not strategy.extended.variable_created_in_scope(var):
                 raise ValueError(
@@ -370,14 +378,22 @@ class Optimizer(trackable.Trackable):
         variables = [v for _, v in kept]
         if aggregate:
             reduced = strategy.extended.batch_reduce_to("sum", [(g, v) for g, v in kept])
+            return variables, [first_component(g) for g in reduced]
+        return variables, [g for g, _ in kept]
+
+    def _apply_gathered(
+        self, strategy, pairs: list, variables: list, grads: list, aggregate: bool
+    ):
+        """Clip :meth:`_gather_gradients`'s gradients and update every copy of each variable."""
+        if aggregate:
             # Every copy of a reduced gradient is the same array: clip once (global norms too).
-            grads = self._clip_gradients([first_component(g) for g in reduced])
+            grads = self._clip_gradients(grads)
         else:
             # each replica's own gradients for its own copies, clipped on that replica (a
             # global norm over that replica's gradients), as Keras clips in replica context
             clipping_on = self.clipnorm or self.global_clipnorm or self.clipvalue
             clip = self._clip_gradients if clipping_on else None
-            grads = clip_per_replica([g for g, _ in kept], strategy, clip)
+            grads = clip_per_replica(grads, strategy, clip)
         pairs_to_apply = list(zip(grads, variables, strict=True))
         before = None
         if step_hooks.wants_values_before():
