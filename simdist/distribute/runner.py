@@ -137,6 +137,8 @@ _HISTORY = 16  # collective calls kept per replica for error messages
 # starts it as a new thread would: (module, attribute) of each threading.local.
 _THREAD_LOCALS = (
     ("simdist.core.context", "state"),
+    ("simdist.core.autocast", "_STATE"),
+    ("simdist.keras.object_registration", "_SCOPE"),
     ("simdist.keras.engine.base_layer", "_CTX"),
     ("simdist.distribute.distributed_variables", "_update"),
     ("simdist.distribute.runner", "_local"),
