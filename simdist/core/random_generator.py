@@ -1,0 +1,247 @@
+"""``tf.random.Generator``: an explicit random stream with its own state, deterministic.
+
+A generator's state is TF's Philox layout, three int64 words ``[counter, 0, key]``: the
+key names the stream (``from_seed(s)`` sets it to ``s``), the counter counts the draws
+made from it. Each draw is a fresh NumPy ``Philox`` generator keyed by
+``(generator tag, key, counter)``, so the values depend on the seed and on how many draws
+came before, never on the global seed, thread order or NumPy's global state; a generator
+rebuilt ``from_state`` (or ``from_key_counter``) continues exactly where the original was.
+``split(n)`` derives ``n`` new keys from one draw of the parent (the parent's counter
+advances), so the children are independent of each other and of the parent's later draws.
+The numbers are simdist's own: they do not equal TF's.
+
+Where TF is nondeterministic, simdist is not (docs/determinism.md):
+``from_non_deterministic_state()`` gives the ``n``-th such generator of the program the
+key ``hash(n)``, so a program gets the same streams on every run, and
+``get_global_generator()`` is the first of them (until ``set_global_generator``).
+
+Distribution strategies: in TF a generator created in a strategy's scope gives each
+replica its own stream inside ``strategy.run``, and one created outside serialises the
+replicas' draws. simdist implements neither yet: a draw inside ``strategy.run`` raises
+NotImplementedError (docs/differences.md); cross-replica use works as outside any scope.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from simdist import errors
+from simdist.core import dtypes
+from simdist.core import random as core_random
+from simdist.core.context import state as thread_state
+from simdist.core.convert import convert_to_tensor
+from simdist.core.tensor import Tensor, make_tensor
+
+__all__ = [
+    "Generator",
+    "Algorithm",
+    "get_global_generator",
+    "set_global_generator",
+]
+
+_MASK64 = (1 << 64) - 1
+_DRAW, _SPLIT, _NON_DETERMINISTIC = 0x47454E, 0x53504C, 0x4E4454  # domain tags
+PHILOX = 1  # TF's Algorithm.PHILOX value; the only algorithm simdist has
+_non_deterministic_count = itertools.count()
+
+
+class Algorithm:
+    """TF's RNG algorithm names (``tf.random.Algorithm``): simdist runs Philox for all."""
+
+    PHILOX = PHILOX
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _algorithm(alg) -> int:
+    if alg is None:
+        return PHILOX
+    names = {"philox": PHILOX, "threefry": 2, "auto_select": 3}
+    value = names.get(alg.lower()) if isinstance(alg, str) else getattr(alg, "value", alg)
+    if value != PHILOX:
+        raise errors.InvalidArgumentError(
+            f"simdist's tf.random.Generator implements the Philox algorithm only, got alg="
+            f"{alg!r}; pass alg='philox' (or leave it out)."
+        )
+    return PHILOX
+
+
+def _int64(value: int) -> int:
+    """A 64-bit word as a signed int64 (how TF's state variable holds it)."""
+    value &= _MASK64
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+class Generator:
+    """A random stream with explicit state (``tf.random.Generator``).
+
+    >>> import simdist as tf
+    >>> g = tf.random.Generator.from_seed(1)
+    >>> a = g.normal([2])
+    >>> tf.random.Generator.from_seed(1).normal([2]).numpy().tolist() == a.numpy().tolist()
+    True
+    """
+
+    def __init__(self, copy_from=None, state=None, alg=None) -> None:
+        if copy_from is not None:
+            if state is not None:
+                raise ValueError("Generator takes copy_from or state, not both.")
+            words = copy_from._state.copy()
+            self._alg = copy_from._alg
+        else:
+            if state is None:
+                raise ValueError("Generator needs copy_from or state; use Generator.from_seed.")
+            words = np.asarray(convert_to_tensor(state)._value).reshape(-1)
+            if words.shape != (3,):
+                raise errors.InvalidArgumentError(
+                    f"a Philox generator state has 3 int64 words, got shape {list(words.shape)}."
+                )
+            self._alg = _algorithm(alg)
+        self._state = np.asarray(words, dtype=np.int64).copy()
+
+    # --- constructors -------------------------------------------------------------------
+    @classmethod
+    def from_seed(cls, seed, alg=None) -> Generator:
+        """A generator whose stream is named by the integer ``seed``."""
+        seed = core_random._check_seed(seed)
+        if seed is None:
+            raise TypeError("from_seed needs an integer seed, got None.")
+        return cls(state=[0, 0, _int64(seed)], alg=alg)
+
+    @classmethod
+    def from_state(cls, state, alg) -> Generator:
+        """A generator continuing from a ``state`` read off another (``g.state``)."""
+        return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_key_counter(cls, key, counter, alg) -> Generator:
+        """A generator with the given Philox ``key`` (scalar) and ``counter`` (two words)."""
+        counter_words = np.asarray(convert_to_tensor(counter)._value).reshape(-1)
+        key_word = int(np.asarray(convert_to_tensor(key)._value).reshape(()))
+        return cls(state=[int(counter_words[0]), int(counter_words[1]), key_word], alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None) -> Generator:
+        """The program's next "fresh" generator; deterministic in simdist (module docstring)."""
+        n = next(_non_deterministic_count)
+        key = int(core_random._generator(_NON_DETERMINISTIC, n).integers(0, 1 << 63))
+        return cls(state=[0, 0, key], alg=alg)
+
+    # --- state --------------------------------------------------------------------------
+    @property
+    def state(self) -> Tensor:
+        """The int64 state ``[counter, 0, key]`` (a tensor; TF's is a variable)."""
+        return make_tensor(self._state.copy(), dtypes.int64)
+
+    @property
+    def key(self) -> Tensor:
+        return make_tensor(np.asarray(self._state[2]), dtypes.int64)
+
+    @property
+    def algorithm(self) -> int:
+        return self._alg
+
+    def reset(self, state) -> None:
+        """Replace the state with ``state`` (three int64 words)."""
+        self._state = Generator(state=state, alg=self._alg)._state
+
+    def reset_from_seed(self, seed) -> None:
+        """Restart as ``Generator.from_seed(seed)`` would."""
+        self._state = Generator.from_seed(seed, self._alg)._state
+
+    def reset_from_key_counter(self, key, counter) -> None:
+        self._state = Generator.from_key_counter(key, counter, self._alg)._state
+
+    def skip(self, delta) -> None:
+        """Advance the stream as if ``delta`` draws had been made."""
+        self._state[0] = _int64(int(self._state[0]) + int(delta))
+
+    def _next(self, tag: int) -> np.random.Generator:
+        if thread_state.replica_context is not None:
+            raise NotImplementedError(
+                "simdist's tf.random.Generator cannot draw inside strategy.run yet (TF gives "
+                "each replica its own stream there). Draw in cross-replica context and pass "
+                "the values in, or use tf.random.stateless_* ops with a seed built from "
+                "tf.distribute.get_replica_context().replica_id_in_sync_group."
+            )
+        counter, _, key = (int(w) & _MASK64 for w in self._state)
+        self._state[0] = _int64(counter + 1)
+        return core_random._generator(tag, key, counter)
+
+    # --- draws --------------------------------------------------------------------------
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None) -> Tensor:
+        """Normal values (one draw: the counter advances by one)."""
+        dtype = core_random._float_dtype(dtype, "Generator.normal")
+        shape = core_random._shape(shape)
+        z = core_random._std_normal(self._next(_DRAW), shape, dtype)
+        return core_random._sample_normal(z, mean, stddev, dtype)
+
+    def truncated_normal(
+        self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None
+    ) -> Tensor:
+        """Normal values redrawn beyond 2 stddev from the mean."""
+        dtype = core_random._float_dtype(dtype, "Generator.truncated_normal")
+        shape = core_random._shape(shape)
+        z = core_random._truncated(self._next(_DRAW), shape, dtype)
+        return core_random._sample_normal(z, mean, stddev, dtype)
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None) -> Tensor:
+        """Uniform values in ``[minval, maxval)``; integers need both bounds or neither.
+
+        Raises:
+            ValueError: an integer dtype with only one of ``minval``/``maxval`` given
+                (``minval`` counts as given unless it is ``None``).
+        """
+        dtype = dtypes.as_dtype(dtype)
+        shape = core_random._shape(shape)
+        if dtype.is_integer:
+            if (minval is None) != (maxval is None):
+                raise ValueError(
+                    f"For integer dtype {dtype!r}, minval and maxval must be both `None` or "
+                    f"both non-`None`; got minval={minval} and maxval={maxval}"
+                )
+            if minval is None:
+                info = np.iinfo(dtype.as_numpy_dtype)
+                rng = self._next(_DRAW)
+                values = rng.integers(info.min, info.max, size=shape, endpoint=True)
+                return make_tensor(values.astype(info.dtype), dtype)
+        rng = self._next(_DRAW)
+        return core_random._sample_uniform(rng, shape, minval, maxval, dtype, "Generator.uniform")
+
+    def uniform_full_int(self, shape, dtype=dtypes.int64, name=None) -> Tensor:
+        """Integers over the dtype's whole range."""
+        return self.uniform(shape, minval=None, maxval=None, dtype=dtype)
+
+    def make_seeds(self, count=1) -> Tensor:
+        """An int64 ``[2, count]`` tensor of seed pairs for the ``stateless_*`` ops."""
+        keys = self._next(_DRAW).integers(-(1 << 63), (1 << 63) - 1, size=int(count))
+        return make_tensor(np.stack([keys, np.zeros_like(keys)]).astype(np.int64), dtypes.int64)
+
+    def split(self, count=1) -> list[Generator]:
+        """``count`` new, independent generators; this one's counter advances by one."""
+        count = int(count)
+        if count < 0:
+            raise ValueError(f"split needs count >= 0, got {count}.")
+        keys = self._next(_SPLIT).integers(0, 1 << 63, size=count)
+        return [Generator(state=[0, 0, int(k)], alg=self._alg) for k in keys]
+
+
+_global_generator: Generator | None = None
+
+
+def get_global_generator() -> Generator:
+    """The global generator: the program's first non-deterministic one (made on first use)."""
+    global _global_generator
+    if _global_generator is None:
+        _global_generator = Generator.from_non_deterministic_state()
+    return _global_generator
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Replace the global generator (``tf.random.set_global_generator``)."""
+    if not isinstance(generator, Generator):
+        raise TypeError(f"set_global_generator needs a tf.random.Generator, got {generator!r}.")
+    global _global_generator
+    _global_generator = generator
