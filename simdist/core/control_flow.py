@@ -53,8 +53,8 @@ def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None
         false_fn: called when ``pred`` is false.
 
     Returns:
-        What the called branch returns (a one-element list or tuple is unpacked, as TF's
-        eager cond does).
+        What the called branch returns, as it returns it (TF 2's cond is strict: a
+        one-element list stays a list).
 
     Raises:
         TypeError: a branch missing or not callable.
@@ -65,10 +65,7 @@ def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None
             raise TypeError(f"cond(): '{label}' argument required")
         if not callable(fn):
             raise TypeError(f"'{label}' must be callable.")
-    result = true_fn() if _truth(pred) else false_fn()
-    if isinstance(result, (list, tuple)) and not hasattr(result, "_fields") and len(result) == 1:
-        return result[0]
-    return result
+    return true_fn() if _truth(pred) else false_fn()
 
 
 def _as_loop_value(value):

@@ -11,9 +11,10 @@ advances), so the children are independent of each other and of the parent's lat
 The numbers are simdist's own: they do not equal TF's.
 
 Where TF is nondeterministic, simdist is not (docs/determinism.md):
-``from_non_deterministic_state()`` gives the ``n``-th such generator of the program the
-key ``hash(n)``, so a program gets the same streams on every run, and
-``get_global_generator()`` is the first of them (until ``set_global_generator``).
+``from_non_deterministic_state()`` gives the ``n``-th such generator of a process (each
+worker of a virtual cluster is one) the key ``hash(n)``, so a program gets the same streams
+on every run, and ``get_global_generator()`` is one of them, made on first use (until
+``set_global_generator``).
 
 Distribution strategies: in TF a generator created in a strategy's scope gives each
 replica its own stream inside ``strategy.run``, and one created outside serialises the
@@ -23,13 +24,14 @@ NotImplementedError (docs/differences.md); cross-replica use works as outside an
 
 from __future__ import annotations
 
-import itertools
+import weakref
 
 import numpy as np
 
 from simdist import errors
 from simdist.core import dtypes
 from simdist.core import random as core_random
+from simdist.core.context import process_state
 from simdist.core.context import state as thread_state
 from simdist.core.convert import convert_to_tensor
 from simdist.core.tensor import Tensor, make_tensor
@@ -44,7 +46,25 @@ __all__ = [
 _MASK64 = (1 << 64) - 1
 _DRAW, _SPLIT, _NON_DETERMINISTIC = 0x47454E, 0x53504C, 0x4E4454  # domain tags
 PHILOX = 1  # TF's Algorithm.PHILOX value; the only algorithm simdist has
-_non_deterministic_count = itertools.count()
+
+
+class _ProcessGenerators:
+    """Per process (a virtual cluster's worker is one): fresh generators made, the global one."""
+
+    def __init__(self) -> None:
+        self.made = 0
+        self.global_generator: Generator | None = None
+
+
+_per_process: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _process() -> _ProcessGenerators:
+    key = process_state()
+    found = _per_process.get(key)
+    if found is None:
+        found = _per_process[key] = _ProcessGenerators()
+    return found
 
 
 class Algorithm:
@@ -125,7 +145,8 @@ class Generator:
     @classmethod
     def from_non_deterministic_state(cls, alg=None) -> Generator:
         """The program's next "fresh" generator; deterministic in simdist (module docstring)."""
-        n = next(_non_deterministic_count)
+        counts = _process()
+        n, counts.made = counts.made, counts.made + 1
         key = int(core_random._generator(_NON_DETERMINISTIC, n).integers(0, 1 << 63))
         return cls(state=[0, 0, key], alg=alg)
 
@@ -228,20 +249,16 @@ class Generator:
         return [Generator(state=[0, 0, int(k)], alg=self._alg) for k in keys]
 
 
-_global_generator: Generator | None = None
-
-
 def get_global_generator() -> Generator:
-    """The global generator: the program's first non-deterministic one (made on first use)."""
-    global _global_generator
-    if _global_generator is None:
-        _global_generator = Generator.from_non_deterministic_state()
-    return _global_generator
+    """The global generator: the process's first non-deterministic one (made on first use)."""
+    here = _process()
+    if here.global_generator is None:
+        here.global_generator = Generator.from_non_deterministic_state()
+    return here.global_generator
 
 
 def set_global_generator(generator: Generator) -> None:
     """Replace the global generator (``tf.random.set_global_generator``)."""
     if not isinstance(generator, Generator):
         raise TypeError(f"set_global_generator needs a tf.random.Generator, got {generator!r}.")
-    global _global_generator
-    _global_generator = generator
+    _process().global_generator = generator

@@ -65,17 +65,17 @@ def test_dtype_follows_the_operands():
 @pytest.mark.parametrize(
     ("call", "error", "phrase"),
     [
-        (lambda: tf.einsum("ij,jk->ik", tf.ones([2, 2])), tf.errors.InvalidArgumentError,
+        (lambda: tf.einsum("ij,jk->ik", tf.ones([2, 2])), ValueError,
          "2 operands, but 1 were given"),
         (lambda: tf.einsum("ij,jk->ik", tf.ones([2, 2]), tf.ones([3, 2])),
          tf.errors.InvalidArgumentError, "Expected dimension 2"),
         (lambda: tf.einsum("ij,jk->iz", tf.ones([2, 2]), tf.ones([2, 2])),
-         tf.errors.InvalidArgumentError, "names no axis"),
+         ValueError, "names no axis"),
         (lambda: tf.einsum("ijk,jk->i", tf.ones([2, 2]), tf.ones([2, 2])),
-         tf.errors.InvalidArgumentError, "does not fit an operand of rank 2"),
+         tf.errors.InvalidArgumentError, "Expected input 0 to have rank 3 but got: 2"),
         (lambda: tf.einsum("ij,jk->ik", tf.ones([2, 2]), tf.ones([2, 2], tf.float64)),
          tf.errors.InvalidArgumentError, "float"),
-        (lambda: tf.einsum("i1->i", tf.ones([2, 2])), tf.errors.InvalidArgumentError, "letters"),
+        (lambda: tf.einsum("i1->i", tf.ones([2, 2])), ValueError, "letters"),
     ],
 )
 def test_bad_equations_raise(call, error, phrase):

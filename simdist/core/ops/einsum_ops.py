@@ -28,10 +28,9 @@ __all__ = ["einsum"]
 _LETTERS = set(string.ascii_letters)
 
 
-def _bad(equation: str, why: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(
-        f"Invalid einsum equation {equation!r}: {why} [Op:Einsum]."
-    )
+def _bad(equation: str, why: str) -> ValueError:
+    """An equation that cannot be read, or names the wrong operands: TF's ValueError."""
+    return ValueError(f"Invalid einsum equation {equation!r}: {why}.")
 
 
 def _parse(equation: str, ranks: list[int]) -> tuple[list[str], str]:
@@ -44,12 +43,15 @@ def _parse(equation: str, ranks: list[int]) -> tuple[list[str], str]:
     used = set(eq) & _LETTERS
     spare = [c for c in string.ascii_letters if c not in used]
     ellipsis_rank = 0
-    for subs, rank in zip(inputs, ranks, strict=True):
+    for position, (subs, rank) in enumerate(zip(inputs, ranks, strict=True)):
         named = len(subs.replace("...", ""))
         if set(subs.replace("...", "")) - _LETTERS or subs.count("...") > 1:
             raise _bad(equation, f"{subs!r} must be letters with at most one '...'")
         if ("..." in subs and named > rank) or ("..." not in subs and named != rank):
-            raise _bad(equation, f"operand {subs!r} does not fit an operand of rank {rank}")
+            raise errors.InvalidArgumentError(
+                f"Expected input {position} to have rank {named} but got: {rank} [Op:Einsum]; "
+                f"its subscripts {subs!r} name {named} axes."
+            )
         if "..." in subs:
             ellipsis_rank = max(ellipsis_rank, rank - named)
     fill = "".join(spare[:ellipsis_rank])
@@ -134,8 +136,10 @@ def einsum(equation: str, *inputs, **kwargs) -> Tensor:
         The contraction, of the operands' dtype.
 
     Raises:
-        InvalidArgumentError: an equation that does not fit the operands (count, rank, a
-            letter with two sizes, an output letter no operand has), or mixed dtypes.
+        ValueError: an equation that cannot be read, names another number of operands,
+            or has an output letter no operand has.
+        InvalidArgumentError: an operand of another rank than its subscripts, a letter
+            with two sizes, or mixed dtypes.
     """
     kwargs.pop("name", None)
     kwargs.pop("optimize", None)

@@ -36,8 +36,9 @@ __all__ = [
 def _indices(indices, op: str) -> np.ndarray:
     idx = convert_to_tensor(indices)
     if not idx._dtype.is_integer:
-        raise TypeError(
-            f"{op}: indices must be int32 or int64, got {idx._dtype.name}; tf.cast them first."
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'Tindices' of {idx._dtype.name} is not in the list of allowed "
+            f"values: int16, int32, int64 [Op:{op}]; indices must be integers (tf.cast them)."
         )
     iv = idx._value
     if iv.ndim == 0:
@@ -103,9 +104,8 @@ def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
         ``indices.shape[:-1] + params.shape[batch_dims + M:]`` elements of ``params``' dtype.
 
     Raises:
-        InvalidArgumentError: an index out of range, ``M`` too large, a scalar ``indices``,
-            or batch dims that differ.
-        TypeError: non-integer indices.
+        InvalidArgumentError: an index out of range, ``M`` too large, a scalar or
+            non-integer ``indices``, or batch dims that differ.
     """
     p = convert_to_tensor(params)
     iv = _indices(indices, "GatherNd")

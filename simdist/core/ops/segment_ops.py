@@ -35,7 +35,10 @@ __all__ = [
 def _ids(segment_ids, op: str) -> np.ndarray:
     ids = convert_to_tensor(segment_ids)
     if not ids._dtype.is_integer:
-        raise TypeError(f"{op}: segment_ids must be int32 or int64, got {ids._dtype.name}.")
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'Tindices' of {ids._dtype.name} is not in the list of allowed "
+            f"values: int32, int64 [Op:{op}]; segment_ids must be integers (tf.cast them)."
+        )
     return ids._value.astype(np.int64)
 
 
