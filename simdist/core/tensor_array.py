@@ -11,7 +11,8 @@ needed in graphs) and a bare ``ta.write(i, x)`` both work. The rules, as TF's:
   which the first write fixes when ``infer_shape`` (the default) and none was given.
 * ``clear_after_read`` (default True): ``read(i)`` empties entry ``i``, and a second read
   of it is an InvalidArgumentError; pass ``clear_after_read=False`` to read twice.
-* an entry never written reads (and stacks) as zeros of ``element_shape``.
+* an entry never written reads (and stacks) as zeros of ``element_shape`` (a ValueError
+  while that shape is not fully known).
 
 Gradients flow through what is stored: ``read`` returns the stored tensor and ``stack``,
 ``gather`` and ``concat`` are ``tf.stack`` / ``tf.concat`` of the entries, so a tape
@@ -64,8 +65,11 @@ class TensorArray:
         colocate_with_first_write_call=True,
         name=None,
     ) -> None:
-        if size is None and not dynamic_size:
-            raise ValueError("Size must be provided if dynamic_size is False or None.")
+        if size is None:
+            raise ValueError(
+                "Size must be declared for TensorArrays when eager execution is enabled; pass "
+                "size=0 with dynamic_size=True for one that grows."
+            )
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
@@ -167,9 +171,10 @@ class TensorArray:
     # --- reading ------------------------------------------------------------------------
     def _zeros(self) -> Tensor:
         if not self._element_shape.is_fully_defined():
-            raise errors.InvalidArgumentError(
-                "TensorArray has an entry never written and no fully defined element_shape "
-                f"({self._element_shape}) to make zeros of; write it, or pass element_shape."
+            raise ValueError(
+                f"Cannot convert a partially known TensorShape {self._element_shape} to a "
+                "Tensor: a TensorArray entry was never written, and without a fully defined "
+                "element_shape there is no shape to make its zeros of; write it first."
             )
         return creation_ops.zeros(self._element_shape.as_list(), self._dtype)
 

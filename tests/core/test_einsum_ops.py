@@ -76,6 +76,9 @@ def test_dtype_follows_the_operands():
         (lambda: tf.einsum("ij,jk->ik", tf.ones([2, 2]), tf.ones([2, 2], tf.float64)),
          tf.errors.InvalidArgumentError, "float"),
         (lambda: tf.einsum("i1->i", tf.ones([2, 2])), ValueError, "letters"),
+        # a size-1 axis broadcasts under `...` only
+        (lambda: tf.einsum("ij,jk->ik", tf.ones([2, 1]), tf.ones([3, 4])),
+         tf.errors.InvalidArgumentError, "Expected dimension 1 at axis 0"),
     ],
 )
 def test_bad_equations_raise(call, error, phrase):

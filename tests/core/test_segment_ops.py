@@ -15,7 +15,9 @@ def reference(data, ids, num, kind, empty):
     for s in range(num):
         members = rows[ids.reshape(-1) == s]
         if len(members):
-            out[s] = {"sum": np.sum, "mean": np.mean, "max": np.max}[kind](members, axis=0)
+            out[s] = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}[kind](
+                members, axis=0
+            )
     return out
 
 
@@ -36,10 +38,11 @@ def unsorted_cases(draw):
 @given(case=unsorted_cases())
 def test_unsorted_segment_ops_match_a_loop(case):
     data, ids, num = case
-    lowest = np.finfo(np.float64).min
+    info = np.finfo(np.float64)
     for kind, fn, empty in [("sum", tf.math.unsorted_segment_sum, 0),
                             ("mean", tf.math.unsorted_segment_mean, 0),
-                            ("max", tf.math.unsorted_segment_max, lowest)]:
+                            ("max", tf.math.unsorted_segment_max, info.min),
+                            ("min", tf.math.unsorted_segment_min, info.max)]:
         np.testing.assert_allclose(fn(data, ids, num).numpy(),
                                    reference(data, ids, num, kind, empty), rtol=1e-12)
 
@@ -51,14 +54,14 @@ def test_sorted_segment_ops_match_a_loop_and_their_gradients(ids, seed):
     data = np.random.default_rng(seed).standard_normal((len(ids), 2))  # no ties (max grad)
     num = int(ids[-1]) + 1
     for kind, fn in [("sum", tf.math.segment_sum), ("mean", tf.math.segment_mean),
-                     ("max", tf.math.segment_max)]:
+                     ("max", tf.math.segment_max), ("min", tf.math.segment_min)]:
         np.testing.assert_allclose(fn(data, ids).numpy(), reference(data, ids, num, kind, 0),
                                    rtol=1e-12)
         check_gradients(lambda d, fn=fn: fn(d, ids), data)
     # unsorted: ids reversed; every segment non-empty (an empty max is the dtype's lowest)
     dense = np.unique(ids, return_inverse=True)[1].astype(np.int32)[::-1].copy()
     for fn in (tf.math.unsorted_segment_sum, tf.math.unsorted_segment_mean,
-               tf.math.unsorted_segment_max):
+               tf.math.unsorted_segment_max, tf.math.unsorted_segment_min):
         check_gradients(lambda d, fn=fn: fn(d, dense, int(dense.max()) + 1), data)
 
 
@@ -68,6 +71,14 @@ def test_max_gradient_is_shared_among_ties_as_tf():
         tape.watch(data)
         out = tf.math.segment_max(data, [0, 0, 0])
     np.testing.assert_array_equal(tape.gradient(out, data).numpy(), [0.5, 0.5, 0.0])
+
+
+def test_integer_means_as_tf():
+    # sorted: the kernel divides in int32, truncating; unsorted: sum / count, a float64 division
+    sorted_mean = tf.math.segment_mean(tf.constant([1, -2, -3]), [0, 1, 1])
+    assert sorted_mean.dtype == tf.int32 and sorted_mean.numpy().tolist() == [1, -2]
+    unsorted_mean = tf.math.unsorted_segment_mean(tf.constant([1, -2, -3]), [0, 1, 1], 3)
+    assert unsorted_mean.dtype == tf.float64 and unsorted_mean.numpy().tolist() == [1, -2.5, 0]
 
 
 def test_empty_segments_and_integer_data_as_tf():

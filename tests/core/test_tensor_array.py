@@ -45,6 +45,10 @@ def test_static_array_rules_as_tf():
         tf.TensorArray(tf.float32, size=2).write(0, [1.0, 2.0]).write(1, [3.0])
     with pytest.raises(ValueError, match="Incompatible shape"):
         tf.TensorArray(tf.float32, size=1, element_shape=[2]).write(0, [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="Size must be declared"):
+        tf.TensorArray(tf.float32, dynamic_size=True)
+    with pytest.raises(ValueError, match="partially known TensorShape"):
+        tf.TensorArray(tf.float32, size=2).stack()
 
 
 def test_unwritten_entries_unstack_concat_gather():

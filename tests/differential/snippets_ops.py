@@ -80,10 +80,13 @@ SNIPPETS = [
         observe("bad_dim", lambda: tf.einsum("ij,jk->ik", a, tf.ones([3, 2])))
         observe("bad_rank", lambda: tf.einsum("ijk,jk->i", a, a))
         observe("bad_dtype", lambda: tf.einsum("ij,jk->ik", a, tf.ones([2, 2], tf.float64)))
+        observe("no_broadcast_outside_ellipsis", lambda: tf.einsum("ij,jk->ik", tf.ones([2, 1]), tf.ones([3, 4])))
+        observe("broadcast_ellipsis", tf.einsum("...j,...j->...", tf.ones([2, 1, 3]), tf.ones([4, 3])))
         """,
         phrases={
             "bad_dim": ("Expected dimension 2 at axis 0",),
             "bad_rank": ("Expected input 0 to have rank 3 but got: 2",),
+            "no_broadcast_outside_ellipsis": ("Expected dimension 1 at axis 0",),
         },
     ),
     S(
@@ -129,6 +132,10 @@ SNIPPETS = [
         observe("max", tf.math.segment_max(d, [0, 1, 1]))
         observe("max_gap", tf.math.segment_max(tf.constant([1., 2., 3.]), [0, 0, 2]))
         observe("int_sum", tf.math.segment_sum([1, 2, 3, 4], [0, 0, 1, 1]))
+        observe("int_mean", tf.math.segment_mean(tf.constant([1, -2, -3]), [0, 1, 1]))
+        observe("unsorted_int_mean", tf.math.unsorted_segment_mean(tf.constant([1, -2, -3]), [0, 1, 1], 3))
+        observe("min_gap", tf.math.segment_min(d, [0, 0, 2]))
+        observe("unsorted_min_empty", tf.math.unsorted_segment_min(d, [1, 0, 1], 3))
         observe("unsorted_sum", tf.math.unsorted_segment_sum(d, [1, 0, 1], 3))
         observe("unsorted_mean", tf.math.unsorted_segment_mean(d, [1, 0, 1], 3))
         observe("unsorted_max_empty", tf.math.unsorted_segment_max(d, [1, 0, 1], 3))
@@ -143,10 +150,12 @@ SNIPPETS = [
             usum = tf.reduce_sum(tf.math.unsorted_segment_sum(d, [1, -1, 0], 2) * [[1., 2.], [3., 4.]])
             top = tf.reduce_sum(tf.math.segment_max(ties, [0, 0, 0, 1]) * [1., 10.])
             utop = tf.reduce_sum(tf.math.unsorted_segment_max(ties, [1, 1, 0, 0], 2) * [1., 10.])
+            low = tf.reduce_sum(tf.math.segment_min(ties, [0, 0, 1, 1]) * [1., 10.])
         observe("grad_mean", tape.gradient(mean, d))
         observe("grad_unsorted_sum", tape.gradient(usum, d))
         observe("grad_max_ties", tape.gradient(top, ties))
         observe("grad_unsorted_max_ties", tape.gradient(utop, ties))
+        observe("grad_min", tape.gradient(low, ties))
         observe("not_increasing", lambda: tf.math.segment_sum([1., 2., 3.], [1, 0, 0]))
         observe("wrong_length", lambda: tf.math.segment_sum([1., 2., 3.], [0, 0]))
         observe("negative_sorted", lambda: tf.math.segment_sum([1., 2., 3.], [-1, 0, 0]))
@@ -305,6 +314,10 @@ SNIPPETS = [
         observe("empty_shaped", tf.TensorArray(tf.float32, size=0, element_shape=[3]).stack())
         observe("unwritten_is_zero", tf.TensorArray(tf.float32, size=2).write(0, [1., 2.]).stack())
         observe("concat", tf.TensorArray(tf.float32, size=2, element_shape=[None]).write(0, [1., 2.]).write(1, [3., 4.]).concat())
+        observe("no_size", lambda: tf.TensorArray(tf.float32))
+        observe("unknown_shape_zeros", lambda: tf.TensorArray(tf.float32, size=2).stack())
+        observe("negative_write", lambda: tf.TensorArray(tf.float32, size=2).write(-1, 1.))
+        observe("loop_variable", tf.while_loop(lambda v: v < 3., lambda v: [v + 1.], [tf.Variable(0.)]))
         observe("keep_after_read", tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, 5.).read(0))
         x = tf.constant([1., 2.])
         with tf.GradientTape() as tape:
@@ -324,6 +337,9 @@ SNIPPETS = [
             "float_into_int": ("TensorArray dtype is int32 but Op is trying to write dtype float32",),
             "mixed_shapes": ("Incompatible shape for value",),
             "element_shape": ("Incompatible shape for value",),
+            "no_size": ("Size must be declared for TensorArrays when eager execution is enabled",),
+            "unknown_shape_zeros": ("Cannot convert a partially known TensorShape",),
+            "negative_write": ("Writing to negative indices (index -1) is not allowed",),
         },
     ),
     S(

@@ -33,8 +33,9 @@ def _bad(equation: str, why: str) -> ValueError:
     return ValueError(f"Invalid einsum equation {equation!r}: {why}.")
 
 
-def _parse(equation: str, ranks: list[int]) -> tuple[list[str], str]:
-    """Each operand's letters and the output's, with every ``...`` spelt out in fresh letters."""
+def _parse(equation: str, ranks: list[int]) -> tuple[list[str], str, str]:
+    """Each operand's letters and the output's, with every ``...`` spelt out in fresh letters
+    (returned too: only those axes broadcast)."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     inputs = lhs.split(",")
@@ -74,16 +75,17 @@ def _parse(equation: str, ranks: list[int]) -> tuple[list[str], str]:
             raise _bad(equation, f"output letter {c!r} names no axis of any operand")
         if output.count(c) > 1:
             raise _bad(equation, f"output letter {c!r} appears more than once")
-    return expanded, output
+    return expanded, output, fill
 
 
-def _sizes(subs: list[str], values: list[np.ndarray], equation: str) -> dict[str, int]:
+def _sizes(subs: list[str], values: list[np.ndarray], equation: str, fill: str) -> dict:
+    """Each letter's size; a size-1 axis broadcasts only under ``...`` (as in TF)."""
     sizes: dict[str, int] = {}
     for letters, value in zip(subs, values, strict=True):
         for c, d in zip(letters, value.shape, strict=True):
-            if sizes.get(c, 1) == 1:
+            if c not in sizes or (c in fill and sizes[c] == 1):
                 sizes[c] = d
-            elif d not in (1, sizes[c]):
+            elif d != sizes[c] and not (c in fill and d == 1):
                 raise errors.InvalidArgumentError(
                     f"Expected dimension {sizes[c]} at axis {letters.index(c)} of operand "
                     f"with subscripts {letters!r}, but got dimension {d} [Op:Einsum]; "
@@ -151,8 +153,8 @@ def einsum(equation: str, *inputs, **kwargs) -> Tensor:
         raise _bad(equation, "no operands were given")
     tensors = as_tensors("Einsum", *inputs)
     values = [t._value for t in tensors]
-    subs, output = _parse(equation, [v.ndim for v in values])
-    sizes = _sizes(subs, values, equation)
+    subs, output, fill = _parse(equation, [v.ndim for v in values])
+    sizes = _sizes(subs, values, equation, fill)
     full_values = [
         np.broadcast_to(v, [sizes[c] for c in letters])
         for v, letters in zip(values, subs, strict=True)

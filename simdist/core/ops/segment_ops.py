@@ -4,13 +4,15 @@
 the output row it is reduced into. The sorted ops need ids that never decrease and make
 ``max(id) + 1`` output rows; the unsorted ops take ``num_segments`` and ids in any order,
 and drop rows whose id is negative (as TF does). An output row no id names is 0 for sum
-and mean; for max it is 0 in the sorted op and the dtype's lowest value in the unsorted
-one, TF's two conventions.
+and mean; for max (min) it is 0 in the sorted op and the dtype's lowest (highest) value in
+the unsorted one, TF's two conventions. Means of integers: the sorted op divides in the
+integer dtype, truncating (TF's kernel); the unsorted one is TF's ``sum / count``, a true
+division, so int32 data gives a float64 mean.
 
 Sums add the rows of a segment in row order (``np.add.at`` is sequential), so results are
 deterministic. Gradients: a sum sends each output row's gradient to every row of its
 segment; a mean divides it by the segment's size; a max sends it to the rows equal to the
-maximum, shared equally among ties (TF's rule for segment max).
+maximum (minimum), shared equally among ties (TF's rule for segment max and min).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 
 from simdist import errors
 from simdist.core.convert import convert_to_tensor
+from simdist.core.ops import math_ops
 from simdist.core.tape import record
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -26,9 +29,11 @@ __all__ = [
     "segment_sum",
     "segment_mean",
     "segment_max",
+    "segment_min",
     "unsorted_segment_sum",
     "unsorted_segment_mean",
     "unsorted_segment_max",
+    "unsorted_segment_min",
 ]
 
 
@@ -60,23 +65,27 @@ def _reduce(x: Tensor, ids: np.ndarray, num: int, kind: str, empty_max, op: str)
     kept_ids, kept_rows = flat_ids[keep], rows[keep]
     counts = np.bincount(kept_ids, minlength=num)[:num]
     counts_b = counts.reshape((num,) + (1,) * len(row_shape))
-    if kind == "max":
-        lowest = np.finfo(xv.dtype).min if xv.dtype.kind == "f" else np.iinfo(xv.dtype).min
-        value = np.full((num,) + row_shape, lowest, xv.dtype)
-        np.maximum.at(value, kept_ids, kept_rows)
+    if kind in ("max", "min"):
+        info = np.finfo(xv.dtype) if xv.dtype.kind == "f" else np.iinfo(xv.dtype)
+        start, combine = (info.min, np.maximum) if kind == "max" else (info.max, np.minimum)
+        value = np.full((num,) + row_shape, start, xv.dtype)
+        combine.at(value, kept_ids, kept_rows)
         value = np.where(counts_b > 0, value, np.asarray(empty_max, xv.dtype))
     else:
         value = np.zeros((num,) + row_shape, xv.dtype)
         np.add.at(value, kept_ids, kept_rows)
         if kind == "mean":
             divisor = np.maximum(counts_b, 1).astype(xv.dtype)
-            value = value // divisor if xv.dtype.kind in "iu" else value / divisor
+            if xv.dtype.kind in "iu":  # C's integer division: truncation toward zero
+                value = (np.sign(value) * (np.abs(value) // divisor)).astype(xv.dtype)
+            else:
+                value = value / divisor
     out = make_tensor(np.asarray(value, xv.dtype), x._dtype)
 
     def grad(g):
         if kind == "mean":
             g = g / np.maximum(counts_b, 1)
-        if kind == "max":
+        if kind in ("max", "min"):
             hits = (kept_rows == value[kept_ids]).astype(g.dtype)
             ties = np.zeros((num,) + row_shape, g.dtype)
             np.add.at(ties, kept_ids, hits)
@@ -143,9 +152,15 @@ def _unsorted(data, segment_ids, num_segments, kind: str, op: str) -> Tensor:
             f"segment_ids{where} = {int(ids[tuple(where)])} is out of range [0, {num}) "
             f"[Op:{op}]; raise num_segments or drop the row (a negative id drops it)."
         )
-    if kind == "max":
-        lowest = np.finfo(xv.dtype).min if xv.dtype.kind == "f" else np.iinfo(xv.dtype).min
-        return _reduce(x, ids, num, kind, lowest, op)
+    if kind in ("max", "min"):
+        info = np.finfo(xv.dtype) if xv.dtype.kind == "f" else np.iinfo(xv.dtype)
+        return _reduce(x, ids, num, kind, info.min if kind == "max" else info.max, op)
+    if kind == "mean" and xv.dtype.kind in "iu":
+        # TF: unsorted_segment_sum(data) / count, and `/` of integers is a float64 division
+        total = _reduce(x, ids, num, "sum", 0, op)
+        counts = np.bincount(ids.reshape(-1)[ids.reshape(-1) >= 0], minlength=num)[:num]
+        shape = (num,) + (1,) * (xv.ndim - ids.ndim)
+        return math_ops.divide(total, np.maximum(counts, 1).reshape(shape).astype(xv.dtype))
     return _reduce(x, ids, num, kind, 0, op)
 
 
@@ -172,6 +187,11 @@ def segment_max(data, segment_ids, name=None) -> Tensor:
     return _sorted(data, segment_ids, "max", "SegmentMax")
 
 
+def segment_min(data, segment_ids, name=None) -> Tensor:
+    """Row minima per segment (0 for an id that names no row); ids sorted."""
+    return _sorted(data, segment_ids, "min", "SegmentMin")
+
+
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
     """Row sums into ``num_segments`` segments, ids in any order; negative ids dropped.
 
@@ -194,3 +214,8 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
 def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
     """Row maxima into ``num_segments`` segments (the dtype's lowest for an empty one)."""
     return _unsorted(data, segment_ids, num_segments, "max", "UnsortedSegmentMax")
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Row minima into ``num_segments`` segments (the dtype's highest for an empty one)."""
+    return _unsorted(data, segment_ids, num_segments, "min", "UnsortedSegmentMin")
