@@ -16,10 +16,15 @@ worker of a virtual cluster is one) the key ``hash(n)``, so a program gets the s
 on every run, and ``get_global_generator()`` is one of them, made on first use (until
 ``set_global_generator``).
 
-Distribution strategies: in TF a generator created in a strategy's scope gives each
-replica its own stream inside ``strategy.run``, and one created outside serialises the
-replicas' draws. simdist implements neither yet: a draw inside ``strategy.run`` raises
-NotImplementedError (docs/differences.md); cross-replica use works as outside any scope.
+Distribution strategies, as TF: a generator created in a strategy's scope (or inside
+``strategy.run``) holds one state per replica (TF's mirrored state variable). Inside
+``strategy.run`` replica ``r`` draws from its own state with the key hashed with ``r``, so
+the replicas get different, reproducible streams; a draw in cross-replica context uses the
+unhashed key and advances every replica's state (TF's ``extended.update``), and ``state``
+there is replica 0's. A generator created outside any strategy and drawn from inside
+``strategy.run`` is refused (NotImplementedError): TF serialises the replicas' draws there,
+so which replica gets which numbers depends on the order they arrive in, which simdist's
+determinism contract does not allow (docs/differences.md).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ __all__ = [
 ]
 
 _MASK64 = (1 << 64) - 1
-_DRAW, _SPLIT, _NON_DETERMINISTIC = 0x47454E, 0x53504C, 0x4E4454  # domain tags
+_DRAW, _SPLIT, _NON_DETERMINISTIC, _REPLICA = 0x47454E, 0x53504C, 0x4E4454, 0x524550  # tags
 PHILOX = 1  # TF's Algorithm.PHILOX value; the only algorithm simdist has
 
 
@@ -88,6 +93,22 @@ def _algorithm(alg) -> int:
     return PHILOX
 
 
+def _seed(seed) -> int:
+    checked = core_random._check_seed(seed)
+    if checked is None:
+        raise TypeError("a Generator seed must be an integer, got None.")
+    return checked
+
+
+def _words_of(state) -> np.ndarray:
+    words = np.asarray(convert_to_tensor(state)._value).reshape(-1)
+    if words.shape != (3,):
+        raise errors.InvalidArgumentError(
+            f"a Philox generator state has 3 int64 words, got shape {list(words.shape)}."
+        )
+    return words.astype(np.int64)
+
+
 def _int64(value: int) -> int:
     """A 64-bit word as a signed int64 (how TF's state variable holds it)."""
     value &= _MASK64
@@ -113,22 +134,40 @@ class Generator:
         else:
             if state is None:
                 raise ValueError("Generator needs copy_from or state; use Generator.from_seed.")
-            words = np.asarray(convert_to_tensor(state)._value).reshape(-1)
-            if words.shape != (3,):
-                raise errors.InvalidArgumentError(
-                    f"a Philox generator state has 3 int64 words, got shape {list(words.shape)}."
-                )
+            words = _words_of(state)
             self._alg = _algorithm(alg)
-        self._state = np.asarray(words, dtype=np.int64).copy()
+        self._state = np.asarray(words, dtype=np.int64).copy()  # replica 0's, or the only one
+        context, scopes = thread_state.replica_context, thread_state.strategy_stack
+        if context is not None:
+            self._strategy = context.strategy
+        else:
+            self._strategy = scopes[-1] if scopes else None
+        replicas = 1 if self._strategy is None else self._strategy.num_replicas_in_sync
+        self._replica_states = {r: self._state.copy() for r in range(1, replicas)}
+
+    def _components(self) -> list[np.ndarray]:
+        return [self._state, *self._replica_states.values()]
+
+    def _replica(self) -> int | None:
+        """The replica id when drawing inside ``strategy.run``, else None."""
+        context = thread_state.replica_context
+        return None if context is None else int(context.replica_id_in_sync_group)
+
+    def _words(self) -> np.ndarray:
+        replica = self._replica()
+        if replica is None or replica == 0:
+            return self._state
+        return self._replica_states.setdefault(replica, self._state.copy())
+
+    def _set_all(self, words: np.ndarray) -> None:
+        for component in self._components():
+            component[:] = words
 
     # --- constructors -------------------------------------------------------------------
     @classmethod
     def from_seed(cls, seed, alg=None) -> Generator:
         """A generator whose stream is named by the integer ``seed``."""
-        seed = core_random._check_seed(seed)
-        if seed is None:
-            raise TypeError("from_seed needs an integer seed, got None.")
-        return cls(state=[0, 0, _int64(seed)], alg=alg)
+        return cls(state=[0, 0, _int64(_seed(seed))], alg=alg)
 
     @classmethod
     def from_state(cls, state, alg) -> Generator:
@@ -153,43 +192,53 @@ class Generator:
     # --- state --------------------------------------------------------------------------
     @property
     def state(self) -> Tensor:
-        """The int64 state ``[counter, 0, key]`` (a tensor; TF's is a variable)."""
-        return make_tensor(self._state.copy(), dtypes.int64)
+        """The int64 state ``[counter, 0, key]`` (a copy, as a tensor; TF's is a variable);
+        inside ``strategy.run``, this replica's."""
+        return make_tensor(self._words().copy(), dtypes.int64)
 
     @property
     def key(self) -> Tensor:
-        return make_tensor(np.asarray(self._state[2]), dtypes.int64)
+        return make_tensor(np.asarray(self._words()[2]), dtypes.int64)
 
     @property
     def algorithm(self) -> int:
         return self._alg
 
     def reset(self, state) -> None:
-        """Replace the state with ``state`` (three int64 words)."""
-        self._state = Generator(state=state, alg=self._alg)._state
+        """Replace the state with ``state`` (three int64 words; every replica's)."""
+        self._set_all(_words_of(state))
 
     def reset_from_seed(self, seed) -> None:
         """Restart as ``Generator.from_seed(seed)`` would."""
-        self._state = Generator.from_seed(seed, self._alg)._state
+        self._set_all(_words_of([0, 0, _int64(_seed(seed))]))
 
     def reset_from_key_counter(self, key, counter) -> None:
-        self._state = Generator.from_key_counter(key, counter, self._alg)._state
+        self._set_all(Generator.from_key_counter(key, counter, self._alg)._state)
 
     def skip(self, delta) -> None:
         """Advance the stream as if ``delta`` draws had been made."""
-        self._state[0] = _int64(int(self._state[0]) + int(delta))
+        for words in self._components() if self._replica() is None else [self._words()]:
+            words[0] = _int64(int(words[0]) + int(delta))
 
     def _next(self, tag: int) -> np.random.Generator:
-        if thread_state.replica_context is not None:
+        replica = self._replica()
+        if replica is None:  # cross-replica (or no strategy): every replica's state advances
+            counter, _, key = (int(w) & _MASK64 for w in self._state)
+            for words in self._components():
+                words[0] = _int64(int(words[0]) + 1)
+            return core_random._generator(tag, key, counter)
+        if self._strategy is None:
             raise NotImplementedError(
-                "simdist's tf.random.Generator cannot draw inside strategy.run yet (TF gives "
-                "each replica its own stream there). Draw in cross-replica context and pass "
-                "the values in, or use tf.random.stateless_* ops with a seed built from "
-                "tf.distribute.get_replica_context().replica_id_in_sync_group."
+                "this tf.random.Generator was created outside any strategy, and is drawn from "
+                "inside strategy.run: TF then hands the replicas consecutive draws in the order "
+                "they arrive, which simdist does not imitate (it would make results depend on "
+                "thread order). Create the generator inside strategy.scope(): each replica then "
+                "gets its own reproducible stream, as in TF."
             )
-        counter, _, key = (int(w) & _MASK64 for w in self._state)
-        self._state[0] = _int64(counter + 1)
-        return core_random._generator(tag, key, counter)
+        words = self._words()
+        counter, _, key = (int(w) & _MASK64 for w in words)
+        words[0] = _int64(counter + 1)
+        return core_random._generator(tag, _REPLICA, key, replica, counter)
 
     # --- draws --------------------------------------------------------------------------
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None) -> Tensor:

@@ -66,10 +66,36 @@ def test_non_deterministic_state_is_deterministic_per_program_and_global_is_stab
     assert tf.random.get_global_generator() is mine
 
 
-def test_drawing_inside_strategy_run_is_refused_with_the_workaround():
+def _values(strategy, per_replica):
+    return [v.numpy() for v in strategy.experimental_local_results(per_replica)]
+
+
+def test_under_a_strategy_each_replica_has_its_own_reproducible_stream():
     strategy = tf.distribute.MirroredStrategy()
     with strategy.scope():
         g = tf.random.Generator.from_seed(1)
-    assert g.normal([1]).shape == [1]  # cross-replica use works
-    with pytest.raises(NotImplementedError, match="stateless"):
+        twin = tf.random.Generator.from_seed(1)
+    first = _values(strategy, strategy.run(lambda: g.normal([2])))
+    assert len({v.tobytes() for v in first}) == strategy.num_replicas_in_sync
+    for a, b in zip(first, _values(strategy, strategy.run(lambda: twin.normal([2]))), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # a generator made inside strategy.run draws as one made in the scope (TF: the same)
+    made_inside = _values(
+        strategy, strategy.run(lambda: tf.random.Generator.from_seed(1).normal([2]))
+    )
+    for a, b in zip(first, made_inside, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # every replica's state advanced once; a cross-replica draw continues replica 0's stream
+    assert all(int(v[0]) == 1 for v in _values(strategy, strategy.run(lambda: twin.state)))
+    plain = tf.random.Generator.from_seed(1)
+    plain.normal([1])
+    np.testing.assert_array_equal(g.normal([1]).numpy(), plain.normal([1]).numpy())
+    second = _values(strategy, strategy.run(lambda: g.normal([2])))
+    assert not any(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
+
+
+def test_a_generator_from_outside_the_strategy_is_refused_inside_run():
+    strategy = tf.distribute.MirroredStrategy()
+    g = tf.random.Generator.from_seed(1)
+    with pytest.raises(NotImplementedError, match="strategy.scope"):
         strategy.run(lambda: g.normal([1]))

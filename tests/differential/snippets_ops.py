@@ -70,6 +70,7 @@ SNIPPETS = [
         observe("batch", tf.einsum("bij,bjk->bik", tf.reshape(tf.range(8.), [2, 2, 2]), tf.ones([2, 2, 3])))
         observe("ellipsis", tf.einsum("...ij,...jk->...ik", tf.ones([3, 1, 2, 2]), tf.ones([4, 2, 2])))
         observe("three", tf.einsum("ij,jk,kl->il", a, b, a))
+        observe("linalg", tf.linalg.einsum("ij->j", a))
         observe("int", tf.einsum("ij,jk->ik", tf.ones([2, 2], tf.int32), tf.ones([2, 2], tf.int32)))
         with tf.GradientTape() as tape:
             tape.watch(a)
@@ -98,6 +99,7 @@ SNIPPETS = [
         observe("argsort", tf.argsort(v, stable=True))
         observe("argsort_descending_ties", tf.argsort(tf.constant([1, 3, 3, 2]), direction="DESCENDING", stable=True))
         observe("sort_axis0", tf.sort(tf.constant([[3, 1], [1, 2]]), axis=0))
+        observe("sort_nan_ascending", tf.sort(tf.constant([2., float("nan"), 1.])))
         observe("argsort_int64_input", tf.argsort(tf.constant([2, 1], tf.int64)))
         observe("top_k_ties", tf.math.top_k(tf.constant([1, 3, 3, 2]), k=2))
         observe("top_k_rows", tf.nn.top_k(tf.constant([[1., 5., 2.], [4., 0., 6.]]), k=2))
@@ -180,6 +182,7 @@ SNIPPETS = [
         observe("global_inf", tf.clip_by_global_norm([tf.constant([float("inf"), 4.])], 1.0))
         observe("global_use_norm", tf.clip_by_global_norm(ts, 1.0, use_norm=tf.constant(2.0)))
         observe("global_tuple", tf.clip_by_global_norm((tf.constant([1., 1.]),), 1.0))
+        observe("linalg_global_norm", tf.linalg.global_norm([tf.constant([3., 4.]), None, tf.constant([[12.]])]))
         observe("norm_rows", tf.clip_by_norm(tf.constant([[3., 4.], [6., 8.]]), 5.0, axes=[1]))
         observe("norm_all", tf.clip_by_norm(tf.constant([[3., 4.], [6., 8.]]), 5.0))
         observe("norm_negative_clip", tf.clip_by_norm([3., 4.], -1.0))
@@ -374,5 +377,32 @@ SNIPPETS = [
         observe("int_normal", lambda: g.normal([2], dtype=tf.int32))
         """,
         phrases={"int_needs_both_bounds": ("minval and maxval must be both `None` or both non-`None`",)},
+    ),
+    S(
+        "random.generator_distributed",
+        """
+        strategy = mirrored()
+        local = strategy.experimental_local_results
+        with strategy.scope():
+            g = tf.random.Generator.from_seed(1)
+            twin = tf.random.Generator.from_seed(1)
+        first = [v.numpy().tolist() for v in local(strategy.run(lambda: g.normal([2])))]
+        observe("replicas_differ", len(set(map(tuple, first))))
+        observe("seeded", first == [v.numpy().tolist() for v in local(strategy.run(lambda: twin.normal([2])))])
+        observe("made_inside_run", first == [v.numpy().tolist() for v in local(strategy.run(lambda: tf.random.Generator.from_seed(1).normal([2])))])
+        observe("states_in_step", len(set(tuple(v.numpy().tolist()) for v in local(strategy.run(lambda: g.state)))))
+        plain = tf.random.Generator.from_seed(1)
+        plain.normal([2])  # what each replica drew (TF advances its counter by the draw's size)
+        observe("cross_replica_continues", bool(tf.reduce_all(g.normal([1]) == plain.normal([1]))))
+        observe("next_step_differs", first != [v.numpy().tolist() for v in local(strategy.run(lambda: g.normal([2])))])
+        outside = tf.random.Generator.from_seed(1)
+        observe("outside_scope", lambda: len(local(strategy.run(lambda: outside.normal([1])))))
+        """,
+        differs={
+            "outside_scope": "TF hands the replicas consecutive draws of a generator created "
+            "outside the strategy, in the order they arrive; simdist refuses "
+            "(NotImplementedError: create it in strategy.scope()) rather than depend on "
+            "thread order",
+        },
     ),
 ]
