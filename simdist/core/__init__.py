@@ -8,6 +8,7 @@ from simdist.core import malloc_policy as _malloc_policy
 from simdist.core import nest as nest
 from simdist.core import overloads as _overloads  # noqa: F401 - installs x + y, x[i]...
 from simdist.core.control_flow import cond as cond
+from simdist.core.control_flow import control_dependencies as control_dependencies
 from simdist.core.control_flow import while_loop as while_loop
 from simdist.core.convert import constant as constant
 from simdist.core.convert import convert_to_tensor as convert_to_tensor

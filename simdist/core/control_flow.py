@@ -1,4 +1,4 @@
-"""Control flow: ``cond`` and ``while_loop``, run eagerly (simdist has no graphs).
+"""Control flow: ``cond``, ``while_loop`` and ``control_dependencies``, run eagerly (no graphs).
 
 TF runs these eagerly outside ``tf.function`` too: ``cond`` calls the branch the predicate
 picks and returns what it returns; ``while_loop`` calls ``body`` while ``cond`` holds.
@@ -15,6 +15,7 @@ tracing differs and simdist does not imitate it (documented in docs/differences.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import numpy as np
@@ -25,7 +26,7 @@ from simdist.core.function import inside_function
 from simdist.core.shape import TensorShape
 from simdist.core.tensor import Tensor
 
-__all__ = ["cond", "while_loop"]
+__all__ = ["cond", "while_loop", "control_dependencies"]
 
 
 def _truth(pred) -> bool:
@@ -180,3 +181,16 @@ def while_loop(
             _check_iteration(nest.flatten(loop_vars), nest.flatten(result), invariants, steps)
         loop_vars = result
     return loop_vars
+
+
+def control_dependencies(control_inputs):
+    """A context that orders nothing (``tf.control_dependencies``, as TF runs it eagerly).
+
+    Eagerly every op has already run when the next one starts, so there is nothing to order;
+    as in TF, callables among ``control_inputs`` are called now. An assertion inside it
+    (``tf.debugging.assert_equal`` returns None eagerly) has raised already if it failed.
+    """
+    for control in control_inputs or ():
+        if callable(control):
+            control()
+    return contextlib.nullcontext()

@@ -10,7 +10,9 @@ needed in graphs) and a bare ``ta.write(i, x)`` both work. The rules, as TF's:
   another dtype is an InvalidArgumentError) and a shape compatible with ``element_shape``,
   which the first write fixes when ``infer_shape`` (the default) and none was given.
 * ``clear_after_read`` (default True): ``read(i)`` empties entry ``i``, and a second read
-  of it is an InvalidArgumentError; pass ``clear_after_read=False`` to read twice.
+  of it is an InvalidArgumentError; pass ``clear_after_read=False`` to read twice. Inside
+  ``tf.function`` TF builds a TensorList-backed array that ignores the flag (its guide's
+  ``fibonacci`` reads each entry twice), so an array created there never clears.
 * an entry never written reads (and stacks) as zeros of ``element_shape`` (a ValueError
   while that shape is not fully known).
 
@@ -26,6 +28,7 @@ import numpy as np
 from simdist import errors
 from simdist.core import dtypes
 from simdist.core.convert import convert_to_tensor
+from simdist.core.function import inside_function
 from simdist.core.ops import array_ops, creation_ops
 from simdist.core.shape import TensorShape
 from simdist.core.tensor import Tensor, make_tensor
@@ -72,7 +75,10 @@ class TensorArray:
             )
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
-        self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
+        if inside_function():  # TF's graph TensorArray (a TensorList) never clears
+            self._clear_after_read = False
+        else:
+            self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
         self._infer_shape = bool(infer_shape)
         self._element_shape = TensorShape(element_shape)
         count = 0 if size is None else int(convert_to_tensor(size)._value)

@@ -89,3 +89,15 @@ def test_inside_function_the_graphs_invariants_are_checked():
         lambda x: x < 3, lambda x: [tf.cast(x, tf.float32) + 1], [tf.constant(0)]))
     with pytest.raises(TypeError, match="keep its dtype"):
         recast()
+
+
+def test_control_dependencies_runs_eagerly_as_in_tf():
+    called = []
+    with tf.control_dependencies([tf.debugging.assert_equal(1, 1), lambda: called.append(1)]):
+        out = tf.constant(2) + 1
+    assert int(out) == 3 and called == [1]
+    with tf.control_dependencies(None):
+        pass
+    with pytest.raises(tf.errors.InvalidArgumentError, match="bad shape"):
+        with tf.control_dependencies([tf.assert_equal(2, 3, message="bad shape")]):
+            pass

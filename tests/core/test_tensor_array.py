@@ -85,3 +85,19 @@ def test_gradients_flow_through_write_stack_and_read():
         return ta.stack()
 
     check_gradients(loop, np.array([1.5, 0.5]))
+
+
+def test_inside_tf_function_entries_are_not_cleared_as_in_tfs_graph_tensor_array():
+    @tf.function
+    def fibonacci(n):  # TF's TensorArray docstring example: reads each entry twice
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        ta = ta.unstack([0.0, 1.0])
+        for i in range(2, n):
+            ta = ta.write(i, ta.read(i - 1) + ta.read(i - 2))
+        return ta.stack()
+
+    assert fibonacci(7).numpy().tolist() == [0.0, 1.0, 1.0, 2.0, 3.0, 5.0, 8.0]
+    eager = tf.TensorArray(tf.float32, size=1).write(0, 1.0)
+    eager.read(0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="clear_after_read"):
+        eager.read(0)

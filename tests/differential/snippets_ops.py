@@ -236,6 +236,9 @@ SNIPPETS = [
         observe("all_finite", tf.debugging.assert_all_finite(tf.constant([1.0]), "fine"))
         observe("all_finite_fails", lambda: tf.debugging.assert_all_finite(tf.constant([float("inf")]), "bad"))
         observe("log_device_placement", tf.debugging.set_log_device_placement(False))
+        with tf.control_dependencies([tf.debugging.assert_equal(1, 1), lambda: None]):
+            observe("control_dependencies", tf.constant(1) + 1)
+        observe("control_dependencies_fails", lambda: tf.control_dependencies([tf.assert_equal(2, 3, message="bad shape")]))
         observe("top_level", (tf.assert_equal(1, 1), tf.assert_rank(tf.ones([2]), 1), tf.assert_less(1, 2), tf.assert_greater(2, 1)))
         """,
         phrases={
@@ -248,6 +251,7 @@ SNIPPETS = [
             "shapes_rank": ("must have rank",),
             "shapes_explicit": ("Specified explicitly", "dimension 1 must have size 4"),
             "numerics_nan": ("bad : Tensor had NaN values",),
+            "control_dependencies_fails": ("bad shape",),
             "numerics_inf": ("bad : Tensor had Inf values",),
             "all_finite_fails": ("Tensor had Inf values",),
         },
@@ -321,6 +325,17 @@ SNIPPETS = [
         observe("unknown_shape_zeros", lambda: tf.TensorArray(tf.float32, size=2).stack())
         observe("negative_write", lambda: tf.TensorArray(tf.float32, size=2).write(-1, 1.))
         observe("loop_variable", tf.while_loop(lambda v: v < 3., lambda v: [v + 1.], [tf.Variable(0.)]))
+        @tf.function
+        def fibonacci(n):  # TF's docstring example: in tf.function entries are read twice
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            ta = ta.unstack([0., 1.])
+            for i in range(2, n):
+                ta = ta.write(i, ta.read(i - 1) + ta.read(i - 2))
+            return ta.stack()
+        observe("fibonacci_in_function", fibonacci(7))
+        twice = tf.TensorArray(tf.float32, size=1).write(0, 1.)
+        twice.read(0)
+        observe("read_twice_eagerly", lambda: twice.read(0))
         observe("keep_after_read", tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, 5.).read(0))
         x = tf.constant([1., 2.])
         with tf.GradientTape() as tape:
@@ -343,6 +358,7 @@ SNIPPETS = [
             "no_size": ("Size must be declared for TensorArrays when eager execution is enabled",),
             "unknown_shape_zeros": ("Cannot convert a partially known TensorShape",),
             "negative_write": ("Writing to negative indices (index -1) is not allowed",),
+            "read_twice_eagerly": ("Could not read index 0 twice because it was cleared",),
         },
     ),
     S(
