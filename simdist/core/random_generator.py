@@ -1,14 +1,16 @@
 """``tf.random.Generator``: an explicit random stream with its own state, deterministic.
 
-A generator's state is TF's Philox layout, three int64 words ``[counter, 0, key]``: the
-key names the stream (``from_seed(s)`` sets it to ``s``), the counter counts the draws
-made from it. Each draw is a fresh NumPy ``Philox`` generator keyed by
-``(generator tag, key, counter)``, so the values depend on the seed and on how many draws
-came before, never on the global seed, thread order or NumPy's global state; a generator
-rebuilt ``from_state`` (or ``from_key_counter``) continues exactly where the original was.
-``split(n)`` derives ``n`` new keys from one draw of the parent (the parent's counter
-advances), so the children are independent of each other and of the parent's later draws.
-The numbers are simdist's own: they do not equal TF's.
+A generator's state is TF's Philox layout, three int64 words ``[counter_lo, counter_hi,
+key]``, kept as TF keeps it: ``from_seed(s)`` is ``[s, 0, 0]``, and a draw of ``n`` values
+advances the 128-bit counter by ``256 * n`` (TF's Philox kernel's accounting), so ``g.state``
+reads as TF's (``from_seed(1234)`` after a 2x3 ``normal``: ``[2770, 0, 0]``). The values of a
+draw are a fresh NumPy ``Philox`` generator keyed by ``(counter, key)``: they depend on the
+state alone, never on the global seed, thread order or NumPy's global state, and a
+generator rebuilt ``from_state`` (or ``from_key_counter``) continues exactly where the
+original was. As in TF, the state *is* the stream: two generators whose states meet draw
+the same values from there on. ``split(n)`` draws ``n`` keys (advancing the counter as a
+draw of ``n`` values) and gives children ``[0, 0, key_i]``, as TF does. The numbers are
+simdist's own: they do not equal TF's.
 
 Where TF is nondeterministic, simdist is not (docs/determinism.md):
 ``from_non_deterministic_state()`` gives the ``n``-th such generator of a process (each
@@ -50,6 +52,7 @@ __all__ = [
 
 _MASK64 = (1 << 64) - 1
 _DRAW, _SPLIT, _NON_DETERMINISTIC, _REPLICA = 0x47454E, 0x53504C, 0x4E4454, 0x524550  # tags
+COUNTER_STEPS_PER_VALUE = 256  # TF's Philox kernel advances its counter by 256 per value
 PHILOX = 1  # TF's Algorithm.PHILOX value; the only algorithm simdist has
 
 
@@ -109,10 +112,21 @@ def _words_of(state) -> np.ndarray:
     return words.astype(np.int64)
 
 
+def _advance(words: np.ndarray, count: int) -> None:
+    """Move the 128-bit counter ``words[0:2]`` past ``count`` values (TF's accounting)."""
+    counter = (int(words[0]) & _MASK64) + ((int(words[1]) & _MASK64) << 64)
+    counter = (counter + COUNTER_STEPS_PER_VALUE * count) & ((1 << 128) - 1)
+    words[0], words[1] = _int64(counter), _int64(counter >> 64)
+
+
 def _int64(value: int) -> int:
     """A 64-bit word as a signed int64 (how TF's state variable holds it)."""
     value &= _MASK64
     return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
 
 
 class Generator:
@@ -167,7 +181,7 @@ class Generator:
     @classmethod
     def from_seed(cls, seed, alg=None) -> Generator:
         """A generator whose stream is named by the integer ``seed``."""
-        return cls(state=[0, 0, _int64(_seed(seed))], alg=alg)
+        return cls(state=[_int64(_seed(seed)), 0, 0], alg=alg)
 
     @classmethod
     def from_state(cls, state, alg) -> Generator:
@@ -210,23 +224,24 @@ class Generator:
 
     def reset_from_seed(self, seed) -> None:
         """Restart as ``Generator.from_seed(seed)`` would."""
-        self._set_all(_words_of([0, 0, _int64(_seed(seed))]))
+        self._set_all(_words_of([_int64(_seed(seed)), 0, 0]))
 
     def reset_from_key_counter(self, key, counter) -> None:
         self._set_all(Generator.from_key_counter(key, counter, self._alg)._state)
 
     def skip(self, delta) -> None:
-        """Advance the stream as if ``delta`` draws had been made."""
+        """Advance the stream as if ``delta`` values had been drawn."""
         for words in self._components() if self._replica() is None else [self._words()]:
-            words[0] = _int64(int(words[0]) + int(delta))
+            _advance(words, int(delta))
 
-    def _next(self, tag: int) -> np.random.Generator:
+    def _next(self, tag: int, count: int) -> np.random.Generator:
+        """The NumPy generator for a draw of ``count`` values; the state advances past it."""
         replica = self._replica()
         if replica is None:  # cross-replica (or no strategy): every replica's state advances
-            counter, _, key = (int(w) & _MASK64 for w in self._state)
+            low, high, key = (int(w) & _MASK64 for w in self._state)
             for words in self._components():
-                words[0] = _int64(int(words[0]) + 1)
-            return core_random._generator(tag, key, counter)
+                _advance(words, count)
+            return core_random._generator(tag, low, high, key)
         if self._strategy is None:
             raise NotImplementedError(
                 "this tf.random.Generator was created outside any strategy, and is drawn from "
@@ -236,16 +251,16 @@ class Generator:
                 "gets its own reproducible stream, as in TF."
             )
         words = self._words()
-        counter, _, key = (int(w) & _MASK64 for w in words)
-        words[0] = _int64(counter + 1)
-        return core_random._generator(tag, _REPLICA, key, replica, counter)
+        low, high, key = (int(w) & _MASK64 for w in words)
+        _advance(words, count)
+        return core_random._generator(tag, _REPLICA, low, high, key, replica)
 
     # --- draws --------------------------------------------------------------------------
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None) -> Tensor:
-        """Normal values (one draw: the counter advances by one)."""
+        """Normal values (the counter advances by 256 per value)."""
         dtype = core_random._float_dtype(dtype, "Generator.normal")
         shape = core_random._shape(shape)
-        z = core_random._std_normal(self._next(_DRAW), shape, dtype)
+        z = core_random._std_normal(self._next(_DRAW, _count(shape)), shape, dtype)
         return core_random._sample_normal(z, mean, stddev, dtype)
 
     def truncated_normal(
@@ -254,7 +269,7 @@ class Generator:
         """Normal values redrawn beyond 2 stddev from the mean."""
         dtype = core_random._float_dtype(dtype, "Generator.truncated_normal")
         shape = core_random._shape(shape)
-        z = core_random._truncated(self._next(_DRAW), shape, dtype)
+        z = core_random._truncated(self._next(_DRAW, _count(shape)), shape, dtype)
         return core_random._sample_normal(z, mean, stddev, dtype)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None) -> Tensor:
@@ -274,10 +289,10 @@ class Generator:
                 )
             if minval is None:
                 info = np.iinfo(dtype.as_numpy_dtype)
-                rng = self._next(_DRAW)
+                rng = self._next(_DRAW, _count(shape))
                 values = rng.integers(info.min, info.max, size=shape, endpoint=True)
                 return make_tensor(values.astype(info.dtype), dtype)
-        rng = self._next(_DRAW)
+        rng = self._next(_DRAW, _count(shape))
         return core_random._sample_uniform(rng, shape, minval, maxval, dtype, "Generator.uniform")
 
     def uniform_full_int(self, shape, dtype=dtypes.int64, name=None) -> Tensor:
@@ -286,15 +301,16 @@ class Generator:
 
     def make_seeds(self, count=1) -> Tensor:
         """An int64 ``[2, count]`` tensor of seed pairs for the ``stateless_*`` ops."""
-        keys = self._next(_DRAW).integers(-(1 << 63), (1 << 63) - 1, size=int(count))
+        keys = self._next(_DRAW, int(count)).integers(-(1 << 63), (1 << 63) - 1, size=int(count))
         return make_tensor(np.stack([keys, np.zeros_like(keys)]).astype(np.int64), dtypes.int64)
 
     def split(self, count=1) -> list[Generator]:
-        """``count`` new, independent generators; this one's counter advances by one."""
+        """``count`` new, independent generators ``[0, 0, key_i]``; this one's counter
+        advances as for a draw of ``count`` values."""
         count = int(count)
         if count < 0:
             raise ValueError(f"split needs count >= 0, got {count}.")
-        keys = self._next(_SPLIT).integers(0, 1 << 63, size=count)
+        keys = self._next(_SPLIT, count).integers(0, 1 << 63, size=count)
         return [Generator(state=[0, 0, int(k)], alg=self._alg) for k in keys]
 
 

@@ -20,6 +20,26 @@ def test_same_seed_same_stream_and_state_round_trips(seed):
     np.testing.assert_array_equal(a.normal([3]).numpy(), first.numpy())
 
 
+def test_the_state_reads_as_tfs():
+    g = tf.random.Generator.from_seed(1234)
+    assert g.state.numpy().tolist() == [1234, 0, 0]  # TF's docstring values
+    g.normal(shape=(2, 3))
+    assert g.state.numpy().tolist() == [2770, 0, 0]
+    kids = g.split(2)
+    assert g.state.numpy().tolist() == [2770 + 512, 0, 0]
+    assert [k.state.numpy().tolist()[:2] for k in kids] == [[0, 0], [0, 0]]
+    # the state is the stream: seed 1 after two values is where seed 513 starts (as in TF)
+    one = tf.random.Generator.from_seed(1)
+    one.normal([2])
+    np.testing.assert_array_equal(one.normal([3]).numpy(),
+                                  tf.random.Generator.from_seed(513).normal([3]).numpy())
+    g.skip(10)
+    assert g.state.numpy().tolist() == [2770 + 512 + 2560, 0, 0]
+    wrap = tf.random.Generator.from_key_counter(key=5, counter=[-1, 0], alg="philox")
+    wrap.normal([1])  # the 128-bit counter carries into its high word
+    assert wrap.state.numpy().tolist() == [255, 1, 5]
+
+
 def test_draws_do_not_depend_on_the_global_seed():
     tf.random.set_seed(1)
     one = tf.random.Generator.from_seed(7).normal([2]).numpy()
@@ -85,10 +105,11 @@ def test_under_a_strategy_each_replica_has_its_own_reproducible_stream():
     )
     for a, b in zip(first, made_inside, strict=True):
         np.testing.assert_array_equal(a, b)
-    # every replica's state advanced once; a cross-replica draw continues replica 0's stream
-    assert all(int(v[0]) == 1 for v in _values(strategy, strategy.run(lambda: twin.state)))
+    # every replica's state advanced past its 2 values; a cross-replica draw continues
+    # replica 0's stream
+    assert all(int(v[0]) == 1 + 512 for v in _values(strategy, strategy.run(lambda: twin.state)))
     plain = tf.random.Generator.from_seed(1)
-    plain.normal([1])
+    plain.normal([2])
     np.testing.assert_array_equal(g.normal([1]).numpy(), plain.normal([1]).numpy())
     second = _values(strategy, strategy.run(lambda: g.normal([2])))
     assert not any(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
