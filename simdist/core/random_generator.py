@@ -7,10 +7,11 @@ reads as TF's (``from_seed(1234)`` after a 2x3 ``normal``: ``[2770, 0, 0]``). Th
 draw are a fresh NumPy ``Philox`` generator keyed by ``(counter, key)``: they depend on the
 state alone, never on the global seed, thread order or NumPy's global state, and a
 generator rebuilt ``from_state`` (or ``from_key_counter``) continues exactly where the
-original was. As in TF, the state *is* the stream: two generators whose states meet draw
-the same values from there on. ``split(n)`` draws ``n`` keys (advancing the counter as a
-draw of ``n`` values) and gives children ``[0, 0, key_i]``, as TF does. The numbers are
-simdist's own: they do not equal TF's.
+original was, and so does one restored from a ``tf.train.Checkpoint`` (the state is saved
+under TF's name, ``_state_var``). As in TF, the state *is* the stream: two generators whose
+states meet draw the same values from there on. ``split(n)`` draws ``n`` keys (advancing
+the counter as a draw of ``n`` values) and gives children ``[0, 0, key_i]``, as TF does.
+The numbers are simdist's own: they do not equal TF's.
 
 Where TF is nondeterministic, simdist is not (docs/determinism.md):
 ``from_non_deterministic_state()`` gives the ``n``-th such generator of a process (each
@@ -36,7 +37,7 @@ import weakref
 import numpy as np
 
 from simdist import errors
-from simdist.core import dtypes
+from simdist.core import dtypes, trackable
 from simdist.core import random as core_random
 from simdist.core.context import process_state
 from simdist.core.context import state as thread_state
@@ -129,7 +130,29 @@ def _count(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class Generator:
+class _StateVar(trackable.Trackable):
+    """The generator's state as a checkpoint holds it: TF's ``_state_var`` child, an int64
+    ``VARIABLE_VALUE`` (replica 0's under a strategy, as TF saves the first replica's)."""
+
+    def __init__(self, generator: Generator) -> None:
+        self._generator = generator
+
+    def _serialize_to_tensors(self) -> dict[str, np.ndarray]:
+        return {trackable.VARIABLE_VALUE: self._generator._state.copy()}
+
+    def _validate_restore(self, tensors: dict[str, np.ndarray]) -> None:
+        value = tensors[trackable.VARIABLE_VALUE]
+        if value.shape != (3,) or value.dtype != np.int64:
+            raise ValueError(
+                f"the checkpoint holds a generator state of shape {value.shape} and dtype "
+                f"{value.dtype}; a Philox generator's is 3 int64 words."
+            )
+
+    def _restore_from_tensors(self, tensors: dict[str, np.ndarray]) -> None:
+        self._generator._set_all(tensors[trackable.VARIABLE_VALUE])
+
+
+class Generator(trackable.Trackable):
     """A random stream with explicit state (``tf.random.Generator``).
 
     >>> import simdist as tf
@@ -158,6 +181,10 @@ class Generator:
             self._strategy = scopes[-1] if scopes else None
         replicas = 1 if self._strategy is None else self._strategy.num_replicas_in_sync
         self._replica_states = {r: self._state.copy() for r in range(1, replicas)}
+
+    def _trackable_children(self) -> dict:
+        """A checkpoint saves the state under ``_state_var``, TF's name for it."""
+        return {"_state_var": _StateVar(self)}
 
     def _components(self) -> list[np.ndarray]:
         return [self._state, *self._replica_states.values()]

@@ -40,6 +40,16 @@ def test_the_state_reads_as_tfs():
     assert wrap.state.numpy().tolist() == [255, 1, 5]
 
 
+def test_a_checkpoint_saves_and_restores_the_stream(tmp_path):
+    g = tf.random.Generator.from_seed(3)
+    g.normal([2])
+    path = tf.train.Checkpoint(generator=g).save(str(tmp_path / "ckpt"))
+    expected = g.normal([3]).numpy()
+    other = tf.random.Generator.from_seed(99)
+    tf.train.Checkpoint(generator=other).restore(path)
+    np.testing.assert_array_equal(other.normal([3]).numpy(), expected)
+
+
 def test_draws_do_not_depend_on_the_global_seed():
     tf.random.set_seed(1)
     one = tf.random.Generator.from_seed(7).normal([2]).numpy()

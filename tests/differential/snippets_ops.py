@@ -402,6 +402,14 @@ SNIPPETS = [
         mine = tf.random.Generator.from_seed(2)
         tf.random.set_global_generator(mine)
         observe("global", tf.random.get_global_generator() is mine)
+        import tempfile
+        saved = tf.random.Generator.from_seed(3)
+        saved.normal([2])
+        path = tf.train.Checkpoint(generator=saved).save(tempfile.mkdtemp() + "/ckpt")
+        after = saved.normal([3])
+        back = tf.random.Generator.from_seed(99)
+        tf.train.Checkpoint(generator=back).restore(path)
+        observe("checkpoint", (bool(tf.reduce_all(back.normal([3]) == after)), back.state.numpy()))
         observe("int_needs_both_bounds", lambda: g.uniform([2], dtype=tf.int32))
         observe("int_normal", lambda: g.normal([2], dtype=tf.int32))
         """,
