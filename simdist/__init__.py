@@ -26,6 +26,7 @@ _LAZY = {
     "compat": "simdist.compat",
     "config": "simdist.config",
     "data": "simdist.data",
+    "debugging": "simdist.debugging",
     "distribute": "simdist.distribute",
     "image": "simdist.image",
     "io": "simdist.io",

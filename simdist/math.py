@@ -1,3 +1,5 @@
 """``tf.math``: every math op of the core (re-exports only)."""
 
 from simdist.core.ops.math_ops import *  # noqa: F403 - math_ops.__all__ is tf.math
+from simdist.core.ops.segment_ops import *  # noqa: F403 - segment_sum, unsorted_segment_sum...
+from simdist.core.ops.sort_ops import top_k as top_k

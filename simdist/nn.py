@@ -36,4 +36,5 @@ from simdist.core.ops.pool_ops import avg_pool as avg_pool
 from simdist.core.ops.pool_ops import avg_pool2d as avg_pool2d
 from simdist.core.ops.pool_ops import max_pool as max_pool
 from simdist.core.ops.pool_ops import max_pool2d as max_pool2d
+from simdist.core.ops.sort_ops import top_k as top_k
 from simdist.distribute.sharded_variable import embedding_lookup as embedding_lookup

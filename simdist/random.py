@@ -12,3 +12,7 @@ from simdist.core.random import stateless_truncated_normal as stateless_truncate
 from simdist.core.random import stateless_uniform as stateless_uniform
 from simdist.core.random import truncated_normal as truncated_normal
 from simdist.core.random import uniform as uniform
+from simdist.core.random_generator import Algorithm as Algorithm
+from simdist.core.random_generator import Generator as Generator
+from simdist.core.random_generator import get_global_generator as get_global_generator
+from simdist.core.random_generator import set_global_generator as set_global_generator

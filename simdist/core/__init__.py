@@ -7,6 +7,9 @@ from simdist.core import dtypes as dtypes
 from simdist.core import malloc_policy as _malloc_policy
 from simdist.core import nest as nest
 from simdist.core import overloads as _overloads  # noqa: F401 - installs x + y, x[i]...
+from simdist.core.control_flow import cond as cond
+from simdist.core.control_flow import control_dependencies as control_dependencies
+from simdist.core.control_flow import while_loop as while_loop
 from simdist.core.convert import constant as constant
 from simdist.core.convert import convert_to_tensor as convert_to_tensor
 from simdist.core.convert import is_tensor as is_tensor
@@ -48,6 +51,12 @@ from simdist.core.ops.array_ops import tile as tile
 from simdist.core.ops.array_ops import transpose as transpose
 from simdist.core.ops.array_ops import unstack as unstack
 from simdist.core.ops.array_ops import where as where
+from simdist.core.ops.check_ops import assert_equal as assert_equal
+from simdist.core.ops.check_ops import assert_greater as assert_greater
+from simdist.core.ops.check_ops import assert_less as assert_less
+from simdist.core.ops.check_ops import assert_rank as assert_rank
+from simdist.core.ops.clip_ops import clip_by_global_norm as clip_by_global_norm
+from simdist.core.ops.clip_ops import clip_by_norm as clip_by_norm
 from simdist.core.ops.contraction_ops import tensordot as tensordot
 from simdist.core.ops.creation_ops import fill as fill
 from simdist.core.ops.creation_ops import one_hot as one_hot
@@ -56,6 +65,7 @@ from simdist.core.ops.creation_ops import ones_like as ones_like
 from simdist.core.ops.creation_ops import range as range
 from simdist.core.ops.creation_ops import zeros as zeros
 from simdist.core.ops.creation_ops import zeros_like as zeros_like
+from simdist.core.ops.einsum_ops import einsum as einsum
 from simdist.core.ops.logging_ops import print as print
 from simdist.core.ops.math_ops import abs as abs
 from simdist.core.ops.math_ops import add as add
@@ -97,16 +107,24 @@ from simdist.core.ops.math_ops import sqrt as sqrt
 from simdist.core.ops.math_ops import square as square
 from simdist.core.ops.math_ops import subtract as subtract
 from simdist.core.ops.math_ops import truediv as truediv
+from simdist.core.ops.nd_index_ops import gather_nd as gather_nd
+from simdist.core.ops.nd_index_ops import scatter_nd as scatter_nd
+from simdist.core.ops.nd_index_ops import tensor_scatter_nd_add as tensor_scatter_nd_add
+from simdist.core.ops.nd_index_ops import tensor_scatter_nd_sub as tensor_scatter_nd_sub
+from simdist.core.ops.nd_index_ops import tensor_scatter_nd_update as tensor_scatter_nd_update
 from simdist.core.ops.slicing_ops import gather as gather
 from simdist.core.ops.slicing_ops import newaxis as newaxis
 from simdist.core.ops.slicing_ops import reverse as reverse
 from simdist.core.ops.slicing_ops import slice as slice
 from simdist.core.ops.slicing_ops import strided_slice as strided_slice
+from simdist.core.ops.sort_ops import argsort as argsort
+from simdist.core.ops.sort_ops import sort as sort
 from simdist.core.shape import TensorShape as TensorShape
 from simdist.core.tape import GradientTape as GradientTape
 from simdist.core.tape import UnconnectedGradients as UnconnectedGradients
 from simdist.core.tape import stop_gradient as stop_gradient
 from simdist.core.tensor import Tensor as Tensor
+from simdist.core.tensor_array import TensorArray as TensorArray
 from simdist.core.tensor_spec import TensorSpec as TensorSpec
 from simdist.core.variables import Variable as Variable
 from simdist.core.variables import VariableAggregation as VariableAggregation

@@ -3,10 +3,11 @@
 import pytest
 from differential_harness import run_both
 from snippets_distribute import SNIPPETS as DISTRIBUTE
+from snippets_ops import SNIPPETS as OPS
 from snippets_surface import SNIPPETS as SURFACE
 
 
 @pytest.fixture(scope="session")
 def both():
     """(simdist's observations, TF's) of every snippet: TF imported once."""
-    return run_both(DISTRIBUTE + SURFACE)
+    return run_both(DISTRIBUTE + SURFACE + OPS)

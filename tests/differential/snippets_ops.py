@@ -1,0 +1,445 @@
+# ruff: noqa: E501 - snippet sources are data, kept as written
+"""Snippets of the array ops, control flow, TensorArray, tf.debugging and tf.random.Generator
+that TF's tutorials and docstrings use, run on simdist and on TF 2.21 (values, dtypes, shapes,
+gradients and error classes; a Generator's numbers are simdist's own, so only their
+reproducibility and shapes are compared)."""
+
+from simdist.testing.differential import Snippet as S
+
+SNIPPETS = [
+    S(
+        "ops.nd_index",
+        """
+        x = tf.constant([[1., 2.], [3., 4.]])
+        observe("gather_nd", tf.gather_nd(x, [[1, 0], [0, 1]]))
+        observe("gather_nd_rows", tf.gather_nd(x, [[1]]))
+        observe("gather_nd_batch", tf.gather_nd(x, [[1], [0]], batch_dims=1))
+        observe("gather_nd_int64", tf.gather_nd(x, tf.constant([[0, 0]], tf.int64)))
+        observe("gather_nd_3d", tf.gather_nd(tf.reshape(tf.range(24), [2, 3, 4]), [[[1, 2]], [[0, 1]]]))
+        observe("scatter_nd", tf.scatter_nd([[1], [3], [1]], [10, 20, 5], [4]))
+        observe("scatter_nd_rows", tf.scatter_nd([[0], [2]], [[1., 2.], [3., 4.]], [3, 2]))
+        observe("update", tf.tensor_scatter_nd_update([1, 2, 3, 4], [[0], [2]], [9, 8]))
+        observe("add_repeats", tf.tensor_scatter_nd_add(x, [[0, 0], [0, 0]], [1., 1.]))
+        observe("sub_row", tf.tensor_scatter_nd_sub(x, [[1]], [[1., 1.]]))
+        observe("update_python_number", tf.tensor_scatter_nd_update(tf.zeros([4]), [[1]], [1]))
+        u = tf.constant([5., 6.])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            tape.watch(u)
+            g = tf.reduce_sum(tf.gather_nd(x, [[0, 1], [0, 1], [1, 0]]) * [1., 2., 3.])
+            s = tf.reduce_sum(tf.tensor_scatter_nd_update(x, [[0, 0], [1, 1]], u) * [[1., 2.], [3., 4.]])
+            a = tf.reduce_sum(tf.scatter_nd([[1], [1]], u, [3]) * [1., 2., 3.])
+        observe("grad_gather_nd", tape.gradient(g, x))
+        observe("grad_update_tensor", tape.gradient(s, x))
+        observe("grad_update_updates", tape.gradient(s, u))
+        observe("grad_scatter_nd", tape.gradient(a, u))
+        observe("oob", lambda: tf.gather_nd(x, [[0, 5]]))
+        observe("negative", lambda: tf.gather_nd(x, [[0, -1]]))
+        observe("too_deep", lambda: tf.gather_nd(x, [[0, 1, 0]]))
+        observe("scalar_indices", lambda: tf.gather_nd(x, 1))
+        observe("float_indices", lambda: tf.gather_nd(x, [[0.0, 1.0]]))
+        observe("scatter_oob", lambda: tf.scatter_nd([[5]], [1.0], [4]))
+        observe("scatter_negative", lambda: tf.tensor_scatter_nd_add(tf.zeros([4]), [[-1]], [1.0]))
+        observe("scatter_shape", lambda: tf.scatter_nd([[1], [2]], [1.0, 2.0, 3.0], [4]))
+        observe("update_shape", lambda: tf.tensor_scatter_nd_update(tf.zeros([4]), [[1]], [1.0, 2.0]))
+        observe("negative_shape", lambda: tf.scatter_nd([[1]], [1.0], [-4]))
+        """,
+        phrases={
+            "oob": ("does not index into param shape",),
+            "negative": ("does not index into param shape",),
+            "too_deep": ("index innermost dimension length must be <=",),
+            "scalar_indices": ("indices must be at least a vector",),
+            "float_indices": ("Tindices",),
+            "scatter_oob": ("does not index into shape",),
+            "scatter_negative": ("does not index into shape",),
+            "negative_shape": ("must be >= 0",),
+        },
+    ),
+    S(
+        "ops.einsum",
+        """
+        a = tf.constant([[1., 2.], [3., 4.]])
+        b = tf.constant([[0., 1.], [1., 0.]])
+        observe("matmul", tf.einsum("ij,jk->ik", a, b))
+        observe("implicit", tf.einsum("ij,jk", a, b))
+        observe("trace", tf.einsum("ii", a))
+        observe("diagonal", tf.einsum("ii->i", a))
+        observe("transpose", tf.einsum("ij->ji", a))
+        observe("outer", tf.einsum("i,j->ij", tf.constant([1., 2.]), tf.constant([3., 4., 5.])))
+        observe("sum_all", tf.einsum("ij->", a))
+        observe("batch", tf.einsum("bij,bjk->bik", tf.reshape(tf.range(8.), [2, 2, 2]), tf.ones([2, 2, 3])))
+        observe("ellipsis", tf.einsum("...ij,...jk->...ik", tf.ones([3, 1, 2, 2]), tf.ones([4, 2, 2])))
+        observe("three", tf.einsum("ij,jk,kl->il", a, b, a))
+        observe("linalg", tf.linalg.einsum("ij->j", a))
+        observe("int", tf.einsum("ij,jk->ik", tf.ones([2, 2], tf.int32), tf.ones([2, 2], tf.int32)))
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            y = tf.reduce_sum(tf.einsum("ij,jk->ik", a, a) * b) + tf.einsum("ii", a) + tf.reduce_sum(tf.einsum("ij->i", a) * [1., 3.])
+        observe("grad", tape.gradient(y, a))
+        observe("operand_count", lambda: tf.einsum("ij,jk->ik", a))
+        observe("bad_output", lambda: tf.einsum("ij,jk->iz", a, a))
+        observe("bad_dim", lambda: tf.einsum("ij,jk->ik", a, tf.ones([3, 2])))
+        observe("bad_rank", lambda: tf.einsum("ijk,jk->i", a, a))
+        observe("bad_dtype", lambda: tf.einsum("ij,jk->ik", a, tf.ones([2, 2], tf.float64)))
+        observe("no_broadcast_outside_ellipsis", lambda: tf.einsum("ij,jk->ik", tf.ones([2, 1]), tf.ones([3, 4])))
+        observe("broadcast_ellipsis", tf.einsum("...j,...j->...", tf.ones([2, 1, 3]), tf.ones([4, 3])))
+        """,
+        phrases={
+            "bad_dim": ("Expected dimension 2 at axis 0",),
+            "bad_rank": ("Expected input 0 to have rank 3 but got: 2",),
+            "no_broadcast_outside_ellipsis": ("Expected dimension 1 at axis 0",),
+        },
+    ),
+    S(
+        "ops.sort",
+        """
+        v = tf.constant([3., 1., 2., 1.])
+        observe("sort", tf.sort(v))
+        observe("sort_descending", tf.sort(v, direction="DESCENDING"))
+        observe("argsort", tf.argsort(v, stable=True))
+        observe("argsort_descending_ties", tf.argsort(tf.constant([1, 3, 3, 2]), direction="DESCENDING", stable=True))
+        observe("sort_axis0", tf.sort(tf.constant([[3, 1], [1, 2]]), axis=0))
+        observe("sort_nan_ascending", tf.sort(tf.constant([2., float("nan"), 1.])))
+        observe("argsort_int64_input", tf.argsort(tf.constant([2, 1], tf.int64)))
+        observe("top_k_ties", tf.math.top_k(tf.constant([1, 3, 3, 2]), k=2))
+        observe("top_k_rows", tf.nn.top_k(tf.constant([[1., 5., 2.], [4., 0., 6.]]), k=2))
+        observe("top_k_zero", tf.math.top_k([1., 2.], k=0))
+        observe("top_k_int64", tf.math.top_k([1., 2.], k=1, index_type=tf.int64).indices)
+        w = tf.constant([[4., 1., 3.], [0., 2., 5.]])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(w)
+            s = tf.reduce_sum(tf.sort(w, axis=0) * [[1., 2., 3.], [4., 5., 6.]])
+            t = tf.reduce_sum(tf.math.top_k(w, k=2).values * [[1., 2.], [3., 4.]])
+        observe("grad_sort", tape.gradient(s, w))
+        observe("grad_top_k", tape.gradient(t, w))
+        observe("bad_direction", lambda: tf.sort(v, direction="UP"))
+        observe("k_too_big", lambda: tf.math.top_k(v, k=5))
+        observe("k_negative", lambda: tf.math.top_k(v, k=-1))
+        observe("top_k_scalar", lambda: tf.math.top_k(tf.constant(1.0), k=1))
+        observe("sort_strings", lambda: tf.sort(tf.constant(["b", "a"])))
+        """,
+        phrases={
+            "bad_direction": ("should be one of ASCENDING, DESCENDING",),
+            "k_too_big": ("must have at least k columns",),
+            "k_negative": ("Need k >= 0",),
+            "top_k_scalar": (">= 1-D",),
+        },
+    ),
+    S(
+        "ops.segment",
+        """
+        d = tf.constant([[1., 2.], [3., 4.], [5., 6.]])
+        observe("sum", tf.math.segment_sum(d, [0, 0, 1]))
+        observe("mean_gap", tf.math.segment_mean(d, [0, 0, 2]))
+        observe("max", tf.math.segment_max(d, [0, 1, 1]))
+        observe("max_gap", tf.math.segment_max(tf.constant([1., 2., 3.]), [0, 0, 2]))
+        observe("int_sum", tf.math.segment_sum([1, 2, 3, 4], [0, 0, 1, 1]))
+        observe("int_mean", tf.math.segment_mean(tf.constant([1, -2, -3]), [0, 1, 1]))
+        observe("unsorted_int_mean", tf.math.unsorted_segment_mean(tf.constant([1, -2, -3]), [0, 1, 1], 3))
+        observe("min_gap", tf.math.segment_min(d, [0, 0, 2]))
+        observe("unsorted_min_empty", tf.math.unsorted_segment_min(d, [1, 0, 1], 3))
+        observe("unsorted_sum", tf.math.unsorted_segment_sum(d, [1, 0, 1], 3))
+        observe("unsorted_mean", tf.math.unsorted_segment_mean(d, [1, 0, 1], 3))
+        observe("unsorted_max_empty", tf.math.unsorted_segment_max(d, [1, 0, 1], 3))
+        observe("unsorted_int_max_empty", tf.math.unsorted_segment_max(tf.constant([1, 2, 3]), [0, 0, 1], 3))
+        observe("unsorted_negative_dropped", tf.math.unsorted_segment_sum([1., 2., 3.], [0, -1, 1], 3))
+        observe("unsorted_2d_ids", tf.math.unsorted_segment_sum(tf.ones([2, 2, 3]), [[0, 1], [1, 1]], 2))
+        ties = tf.constant([2., 2., 1., 7.])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(d)
+            tape.watch(ties)
+            mean = tf.reduce_sum(tf.math.segment_mean(d, [0, 0, 1]) * [[1., 2.], [3., 4.]])
+            usum = tf.reduce_sum(tf.math.unsorted_segment_sum(d, [1, -1, 0], 2) * [[1., 2.], [3., 4.]])
+            top = tf.reduce_sum(tf.math.segment_max(ties, [0, 0, 0, 1]) * [1., 10.])
+            utop = tf.reduce_sum(tf.math.unsorted_segment_max(ties, [1, 1, 0, 0], 2) * [1., 10.])
+            low = tf.reduce_sum(tf.math.segment_min(ties, [0, 0, 1, 1]) * [1., 10.])
+        observe("grad_mean", tape.gradient(mean, d))
+        observe("grad_unsorted_sum", tape.gradient(usum, d))
+        observe("grad_max_ties", tape.gradient(top, ties))
+        observe("grad_unsorted_max_ties", tape.gradient(utop, ties))
+        observe("grad_min", tape.gradient(low, ties))
+        observe("not_increasing", lambda: tf.math.segment_sum([1., 2., 3.], [1, 0, 0]))
+        observe("wrong_length", lambda: tf.math.segment_sum([1., 2., 3.], [0, 0]))
+        observe("negative_sorted", lambda: tf.math.segment_sum([1., 2., 3.], [-1, 0, 0]))
+        observe("unsorted_oob", lambda: tf.math.unsorted_segment_sum([1., 2., 3.], [0, 5, 1], 3))
+        observe("unsorted_shape", lambda: tf.math.unsorted_segment_sum(tf.ones([3, 2]), [0, 1], 3))
+        """,
+        phrases={
+            "not_increasing": ("segment ids are not increasing",),
+            "wrong_length": ("should be the same size as dimension 0 of input",),
+            "negative_sorted": ("Segment id -1 out of range",),
+            "unsorted_oob": ("segment_ids[1] = 5 is out of range [0, 3)",),
+            "unsorted_shape": ("does not start with segment_ids.shape",),
+        },
+    ),
+    S(
+        "ops.clip",
+        """
+        ts = [tf.constant([3., 4.]), tf.constant([[12.]])]
+        observe("global", tf.clip_by_global_norm(ts, 6.5))
+        observe("global_unclipped", tf.clip_by_global_norm(ts, 100.))
+        observe("global_none", tf.clip_by_global_norm([tf.constant([3., 4.]), None], 1.0))
+        observe("global_inf", tf.clip_by_global_norm([tf.constant([float("inf"), 4.])], 1.0))
+        observe("global_use_norm", tf.clip_by_global_norm(ts, 1.0, use_norm=tf.constant(2.0)))
+        observe("global_tuple", tf.clip_by_global_norm((tf.constant([1., 1.]),), 1.0))
+        observe("linalg_global_norm", tf.linalg.global_norm([tf.constant([3., 4.]), None, tf.constant([[12.]])]))
+        observe("norm_rows", tf.clip_by_norm(tf.constant([[3., 4.], [6., 8.]]), 5.0, axes=[1]))
+        observe("norm_all", tf.clip_by_norm(tf.constant([[3., 4.], [6., 8.]]), 5.0))
+        observe("norm_negative_clip", tf.clip_by_norm([3., 4.], -1.0))
+        observe("norm_zero", tf.clip_by_norm(tf.zeros([2]), 1.0))
+        observe("norm_float64", tf.clip_by_norm(tf.constant([3., 4.], tf.float64), 1.0))
+        x = tf.constant([3., 4.])
+        z = tf.zeros([2])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            tape.watch(z)
+            glob = tf.reduce_sum(tf.clip_by_global_norm([x, x * 2.], 1.0)[0][1] * [1., 2.])
+            norm = tf.reduce_sum(tf.clip_by_norm(x, 1.0) * [1., 2.])
+            zero = tf.reduce_sum(tf.clip_by_norm(z, 1.0) * [1., 2.])
+        observe("grad_global", tape.gradient(glob, x))
+        observe("grad_norm", tape.gradient(norm, x))
+        observe("grad_zero_norm", tape.gradient(zero, z))
+        observe("not_a_list", lambda: tf.clip_by_global_norm(tf.constant([3., 4.]), 1.0))
+        observe("global_int", lambda: tf.clip_by_global_norm([tf.constant([1, 2])], 1.0))
+        observe("norm_int", lambda: tf.clip_by_norm(tf.constant([3, 4]), 5))
+        """,
+        phrases={"not_a_list": ("should be a sequence of tensors",)},
+    ),
+    S(
+        "ops.debugging",
+        """
+        observe("equal", tf.debugging.assert_equal(tf.constant([1, 2]), [1, 2]))
+        observe("equal_broadcast", tf.debugging.assert_equal(tf.constant([[1, 1]]), 1))
+        observe("equal_fails", lambda: tf.debugging.assert_equal(tf.constant([1, 2]), tf.constant([1, 3]), message="custom"))
+        observe("equal_shapes", lambda: tf.debugging.assert_equal(tf.constant([1, 2]), tf.constant([1, 2, 3])))
+        observe("equal_dtypes", lambda: tf.debugging.assert_equal(tf.constant([1]), tf.constant([1.0])))
+        observe("near", tf.debugging.assert_near(tf.constant([1.0]), tf.constant([1.0 + 1e-7])))
+        observe("near_fails", lambda: tf.debugging.assert_near(tf.constant([1.0]), tf.constant([1.1])))
+        observe("near_atol", tf.debugging.assert_near([1.0], [1.1], atol=0.2))
+        observe("greater_fails", lambda: tf.debugging.assert_greater(tf.constant([1, 2]), tf.constant([1, 1])))
+        observe("less", tf.debugging.assert_less(tf.constant([1, 2]), tf.constant([2, 3])))
+        observe("less_equal_fails", lambda: tf.debugging.assert_less_equal([3], [2]))
+        observe("greater_equal", tf.debugging.assert_greater_equal([3], [3]))
+        observe("none_equal_fails", lambda: tf.debugging.assert_none_equal([1, 2], [3, 2]))
+        observe("positive_fails", lambda: tf.debugging.assert_positive([1, 0]))
+        observe("non_negative", tf.debugging.assert_non_negative([0, 1]))
+        observe("rank", tf.debugging.assert_rank(tf.ones([2, 2]), 2))
+        observe("rank_fails", lambda: tf.debugging.assert_rank(tf.ones([2, 2]), 3))
+        observe("shapes", tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N", "D")), (tf.ones([3]), ("D",)), (tf.ones([]), ())]))
+        observe("shapes_size", lambda: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N", "D")), (tf.ones([2]), ("D",))]))
+        observe("shapes_rank", lambda: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N",))]))
+        observe("shapes_explicit", lambda: tf.debugging.assert_shapes([(tf.ones([2, 3]), (2, 4))]))
+        observe("numerics", tf.debugging.check_numerics(tf.constant([1.0, 2.0]), "fine"))
+        observe("numerics_nan", lambda: tf.debugging.check_numerics(tf.constant([1.0, float("nan")]), "bad"))
+        observe("numerics_inf", lambda: tf.debugging.check_numerics(tf.constant([float("inf")]), "bad"))
+        observe("numerics_int", lambda: tf.debugging.check_numerics(tf.constant([1]), "bad"))
+        observe("all_finite", tf.debugging.assert_all_finite(tf.constant([1.0]), "fine"))
+        observe("all_finite_fails", lambda: tf.debugging.assert_all_finite(tf.constant([float("inf")]), "bad"))
+        observe("log_device_placement", tf.debugging.set_log_device_placement(False))
+        with tf.control_dependencies([tf.debugging.assert_equal(1, 1), lambda: None]):
+            observe("control_dependencies", tf.constant(1) + 1)
+        observe("control_dependencies_fails", lambda: tf.control_dependencies([tf.assert_equal(2, 3, message="bad shape")]))
+        observe("top_level", (tf.assert_equal(1, 1), tf.assert_rank(tf.ones([2]), 1), tf.assert_less(1, 2), tf.assert_greater(2, 1)))
+        """,
+        phrases={
+            "equal_fails": ("custom", "Condition x == y did not hold", "Indices of first 1 different values"),
+            "near_fails": ("not equal to tolerance",),
+            "greater_fails": ("Condition x > y did not hold",),
+            "less_equal_fails": ("Condition x <= y did not hold",),
+            "rank_fails": ("must have rank 3",),
+            "shapes_size": ("dimension 0 must have size 3",),
+            "shapes_rank": ("must have rank",),
+            "shapes_explicit": ("Specified explicitly", "dimension 1 must have size 4"),
+            "numerics_nan": ("bad : Tensor had NaN values",),
+            "control_dependencies_fails": ("bad shape",),
+            "numerics_inf": ("bad : Tensor had Inf values",),
+            "all_finite_fails": ("Tensor had Inf values",),
+        },
+    ),
+    S(
+        "control_flow",
+        """
+        observe("cond_tensor", tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(2)))
+        observe("cond_python", tf.cond(False, lambda: 1, lambda: 2))
+        observe("cond_singleton", tf.cond(True, lambda: [5], lambda: [6]))
+        observe("cond_tuple", tf.cond(tf.constant(0) > 1, lambda: (1, 2), lambda: (3, 4)))
+        observe("cond_vector", lambda: tf.cond(tf.constant([True, False]), lambda: 1, lambda: 2))
+        observe("cond_missing", lambda: tf.cond(True, None, lambda: 2))
+        observe("cond_not_callable", lambda: tf.cond(True, 1, lambda: 2))
+        x = tf.constant(3.0)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.cond(x > 0, lambda: x * x, lambda: -x)
+            _, p = tf.while_loop(lambda i, p: i < 3, lambda i, p: (i + 1, p * x), (0, tf.constant(1.0)))
+        observe("cond_grad", tape.gradient(y, x))
+        observe("while_grad", tape.gradient(p, x))
+        observe("while", tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2.), (0, 1.)))
+        observe("while_list", tf.while_loop(lambda i: i < 3, lambda i: [i + 1], [tf.constant(0)]))
+        observe("while_max", tf.while_loop(lambda i, s: i < 10, lambda i, s: (i + 1, s + i), (0, 0), maximum_iterations=4))
+        observe("while_not_callable", lambda: tf.while_loop(1, lambda i: [i + 1], [0]))
+        observe("while_structure", lambda: tf.while_loop(lambda i: i < 3, lambda i: (i + 1, i), [0]))
+        observe("while_no_vars", lambda: tf.while_loop(lambda: True, lambda: [], []))
+        @tf.function
+        def grow():
+            return tf.while_loop(lambda v: tf.size(v) < 3, lambda v: [tf.concat([v, [1]], 0)], [tf.constant([1])])
+        observe("while_shape_in_function", lambda: grow())
+        @tf.function
+        def relaxed():
+            return tf.while_loop(lambda v: tf.size(v) < 3, lambda v: [tf.concat([v, [1]], 0)], [tf.constant([1])],
+                                 shape_invariants=[tf.TensorShape([None])])
+        observe("while_invariants", relaxed())
+        """,
+        phrases={
+            "cond_missing": ("'true_fn' argument required",),
+            "cond_not_callable": ("'true_fn' must be callable",),
+            "while_not_callable": ("'cond' must be callable",),
+            "while_structure": ("don't have the same nested structure",),
+            "while_no_vars": ("'loop_vars' must be provided",),
+            "while_shape_in_function": ("enters the loop with shape", "shape_invariants"),
+        },
+    ),
+    S(
+        "tensor_array",
+        """
+        ta = tf.TensorArray(tf.float32, size=2)
+        ta = ta.write(0, 1.0).write(1, 2.0)
+        observe("stack", ta.stack())
+        observe("read", ta.read(1))
+        observe("size", ta.size())
+        observe("attributes", (ta.dtype, ta.element_shape.as_list(), ta.dynamic_size))
+        observe("gather_after_read", ta.gather([1, 0]))
+        observe("write_past_end", lambda: ta.write(5, 1.0))
+        observe("read_past_end", lambda: ta.read(5))
+        observe("python_int_into_float", tf.TensorArray(tf.float32, size=1).write(0, 1).stack())
+        observe("float_into_int", lambda: tf.TensorArray(tf.int32, size=1).write(0, 1.5))
+        observe("dynamic_size", tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(3, 1.0).size())
+        observe("dynamic_stack", tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(1, 1.0).stack())
+        observe("unstack", tf.TensorArray(tf.float32, size=3).unstack([1., 2., 3.]).read(2))
+        observe("mixed_shapes", lambda: tf.TensorArray(tf.float32, size=2).write(0, [1., 2.]).write(1, [3.]))
+        observe("element_shape", lambda: tf.TensorArray(tf.float32, size=2, element_shape=[2]).write(0, [1., 2., 3.]))
+        observe("empty", tf.TensorArray(tf.float32, size=0).stack())
+        observe("empty_shaped", tf.TensorArray(tf.float32, size=0, element_shape=[3]).stack())
+        observe("unwritten_is_zero", tf.TensorArray(tf.float32, size=2).write(0, [1., 2.]).stack())
+        observe("concat", tf.TensorArray(tf.float32, size=2, element_shape=[None]).write(0, [1., 2.]).write(1, [3., 4.]).concat())
+        observe("no_size", lambda: tf.TensorArray(tf.float32))
+        observe("unknown_shape_zeros", lambda: tf.TensorArray(tf.float32, size=2).stack())
+        observe("negative_write", lambda: tf.TensorArray(tf.float32, size=2).write(-1, 1.))
+        observe("loop_variable", tf.while_loop(lambda v: v < 3., lambda v: [v + 1.], [tf.Variable(0.)]))
+        @tf.function
+        def fibonacci(n):  # TF's docstring example: in tf.function entries are read twice
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            ta = ta.unstack([0., 1.])
+            for i in range(2, n):
+                ta = ta.write(i, ta.read(i - 1) + ta.read(i - 2))
+            return ta.stack()
+        observe("fibonacci_in_function", fibonacci(7))
+        twice = tf.TensorArray(tf.float32, size=1).write(0, 1.)
+        twice.read(0)
+        observe("read_twice_eagerly", lambda: twice.read(0))
+        observe("keep_after_read", tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, 5.).read(0))
+        x = tf.constant([1., 2.])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            t = tf.TensorArray(tf.float32, size=2)
+            t = t.write(0, x * 2.).write(1, x * x)
+            y = tf.reduce_sum(t.stack() * [[1., 2.], [3., 4.]])
+        observe("grad", tape.gradient(y, x))
+        def body(i, acc):
+            return i + 1, acc.write(i, tf.cast(i, tf.float32) * 10.)
+        _, acc = tf.while_loop(lambda i, acc: i < 3, body, (0, tf.TensorArray(tf.float32, size=3)))
+        observe("in_while_loop", acc.stack())
+        """,
+        phrases={
+            "write_past_end": ("Tried to write to index 5 but array is not resizeable and size is: 2",),
+            "read_past_end": ("Tried to read from index 5 but array size is: 2",),
+            "float_into_int": ("TensorArray dtype is int32 but Op is trying to write dtype float32",),
+            "mixed_shapes": ("Incompatible shape for value",),
+            "element_shape": ("Incompatible shape for value",),
+            "no_size": ("Size must be declared for TensorArrays when eager execution is enabled",),
+            "unknown_shape_zeros": ("Cannot convert a partially known TensorShape",),
+            "negative_write": ("Writing to negative indices (index -1) is not allowed",),
+            "read_twice_eagerly": ("Could not read index 0 twice because it was cleared",),
+        },
+    ),
+    S(
+        "random.generator",
+        """
+        g = tf.random.Generator.from_seed(1)
+        observe("normal", (g.normal([2, 3]).shape.as_list(), g.normal([2]).dtype))
+        observe("uniform_int", (g.uniform([5], maxval=10, dtype=tf.int32).dtype, bool(tf.reduce_all(g.uniform([50], maxval=10, dtype=tf.int32) < 10))))
+        observe("uniform_range", bool(tf.reduce_all((lambda u: (u >= 2.) & (u < 3.))(g.uniform([50], 2., 3.)))))
+        observe("same_seed", bool(tf.reduce_all(tf.random.Generator.from_seed(5).normal([4]) == tf.random.Generator.from_seed(5).normal([4]))))
+        observe("advances", bool(tf.reduce_all(g.normal([4]) == g.normal([4]))))
+        observe("split", [type(c).__name__ for c in g.split(2)])
+        observe("split_zero", g.split(0))
+        kids = tf.random.Generator.from_seed(9).split(2)
+        observe("split_distinct", bool(tf.reduce_all(kids[0].normal([4]) == kids[1].normal([4]))))
+        observe("algorithm", g.algorithm)
+        observe("state", (g.state.shape.as_list(), g.state.dtype))
+        doc = tf.random.Generator.from_seed(1234)
+        observe("state_from_seed", doc.state.numpy())
+        doc.normal(shape=(2, 3))
+        observe("state_after_draw", doc.state.numpy())
+        doc.uniform([4], maxval=7, dtype=tf.int64)
+        observe("state_after_int_draw", doc.state.numpy())
+        children = doc.split(2)
+        observe("state_after_split", (doc.state.numpy(), [c.state.numpy()[:2] for c in children]))
+        doc.skip(3)
+        observe("state_after_skip", doc.state.numpy())
+        seven = tf.random.Generator.from_seed(7)
+        seven.normal([2])
+        observe("state_is_the_stream", bool(tf.reduce_all(seven.normal([3]) == tf.random.Generator.from_seed(7 + 512).normal([3]))))
+        resumed = tf.random.Generator.from_state(g.state.numpy(), g.algorithm)  # TF: g.state itself would alias
+        observe("from_state", bool(tf.reduce_all(resumed.normal([3]) == g.normal([3]))))
+        h = tf.random.Generator.from_seed(4)
+        first = h.normal([3])
+        h.reset_from_seed(4)
+        observe("reset_from_seed", bool(tf.reduce_all(h.normal([3]) == first)))
+        observe("truncated", bool(tf.reduce_all(tf.abs(g.truncated_normal([100])) <= 2.0)))
+        observe("make_seeds", (g.make_seeds(3).shape.as_list(), g.make_seeds().dtype))
+        # the session's TF has op determinism enabled (an earlier snippet), and TF then refuses
+        # get_global_generator until one is set, and from_non_deterministic_state always
+        mine = tf.random.Generator.from_seed(2)
+        tf.random.set_global_generator(mine)
+        observe("global", tf.random.get_global_generator() is mine)
+        import tempfile
+        saved = tf.random.Generator.from_seed(3)
+        saved.normal([2])
+        path = tf.train.Checkpoint(generator=saved).save(tempfile.mkdtemp() + "/ckpt")
+        after = saved.normal([3])
+        back = tf.random.Generator.from_seed(99)
+        tf.train.Checkpoint(generator=back).restore(path)
+        observe("checkpoint", (bool(tf.reduce_all(back.normal([3]) == after)), back.state.numpy()))
+        observe("int_needs_both_bounds", lambda: g.uniform([2], dtype=tf.int32))
+        observe("int_normal", lambda: g.normal([2], dtype=tf.int32))
+        """,
+        phrases={"int_needs_both_bounds": ("minval and maxval must be both `None` or both non-`None`",)},
+    ),
+    S(
+        "random.generator_distributed",
+        """
+        strategy = mirrored()
+        local = strategy.experimental_local_results
+        with strategy.scope():
+            g = tf.random.Generator.from_seed(1)
+            twin = tf.random.Generator.from_seed(1)
+        first = [v.numpy().tolist() for v in local(strategy.run(lambda: g.normal([2])))]
+        observe("replicas_differ", len(set(map(tuple, first))))
+        observe("seeded", first == [v.numpy().tolist() for v in local(strategy.run(lambda: twin.normal([2])))])
+        observe("made_inside_run", first == [v.numpy().tolist() for v in local(strategy.run(lambda: tf.random.Generator.from_seed(1).normal([2])))])
+        observe("states_in_step", len(set(tuple(v.numpy().tolist()) for v in local(strategy.run(lambda: g.state)))))
+        plain = tf.random.Generator.from_seed(1)
+        plain.normal([2])  # what each replica drew (TF advances its counter by the draw's size)
+        observe("cross_replica_continues", bool(tf.reduce_all(g.normal([1]) == plain.normal([1]))))
+        observe("next_step_differs", first != [v.numpy().tolist() for v in local(strategy.run(lambda: g.normal([2])))])
+        outside = tf.random.Generator.from_seed(1)
+        observe("outside_scope", lambda: len(local(strategy.run(lambda: outside.normal([1])))))
+        """,
+        differs={
+            "outside_scope": "TF hands the replicas consecutive draws of a generator created "
+            "outside the strategy, in the order they arrive; simdist refuses "
+            "(NotImplementedError: create it in strategy.scope()) rather than depend on "
+            "thread order",
+        },
+    ),
+]
