@@ -12,7 +12,10 @@ the same way. Weights: the forward layer's, then the backward layer's
 (``bidirectional/forward_lstm/lstm_cell/kernel:0``, ...).
 
 ``TimeDistributed(layer)`` applies ``layer`` to every step of ``[batch, time, ...]`` inputs,
-by folding time into the batch (``[batch * time, ...]``) and unfolding the result.
+by folding time into the batch (``[batch * time, ...]``) and unfolding the result. The inner
+layer's weights keep its own name scope (``time_distributed/dense/kernel:0``, where Keras 2
+builds it in the wrapper's: ``time_distributed/kernel:0``); their order and shapes are
+Keras's, so ``get_weights``/``set_weights`` carry over.
 """
 
 from __future__ import annotations
