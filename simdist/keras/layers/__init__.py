@@ -84,3 +84,4 @@ def __getattr__(name: str):
 # registers the built-in layers' compute descriptions (simdist.core.compute_description)
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_extra as _compute_rules_extra  # noqa: E402, F401
+from simdist.keras.layers import compute_rules_more as _compute_rules_more  # noqa: E402, F401
