@@ -110,6 +110,12 @@ CASES = {
         f"layer({Q}, {V}, attention_mask=masks[0], use_causal_mask=True)",
         [_mask((2, 5, 5), 4)],
     ),
+    "mha_robust_masking": (
+        "L.MultiHeadAttention(2, 2, softmax_robust_masking=True, name='mha')",
+        [(2, 4, 3), (2, 5, 3)],
+        f"layer({Q}, {V}, attention_mask=masks[0], return_attention_scores=True)",
+        [_mask((2, 4, 5), 14)],
+    ),
     "mha_4d": (
         "L.MultiHeadAttention(2, 2, name='mha')",
         [(2, 2, 3, 4), (2, 2, 2, 4)],
@@ -404,3 +410,78 @@ def test_layer_matches_tf(compared, name):
     tf_oracle.assert_match(
         name, ours[name], theirs[name], rtol=tolerance, atol=tolerance, skip=skip
     )
+
+
+# The other direction: layers made and configured by tf_keras, rebuilt in simdist from TF's
+# get_config() (a saved Keras 2 model's layer entries) and given TF's weights.
+_FROM_TF = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        import json
+        L = tf.keras.layers
+        rng = np.random.default_rng(0)
+        x3 = rng.standard_normal((2, 5, 2)).astype("float32")
+        x4 = rng.standard_normal((2, 5, 5, 2)).astype("float32")
+        made = [
+            (L.Conv2DTranspose(3, 3, strides=2, padding="same", output_padding=1), [x4]),
+            (L.Conv1DTranspose(2, 3, dilation_rate=2, activation="relu"), [x3]),
+            (L.DepthwiseConv2D(2, depth_multiplier=2, bias_initializer="ones"), [x4]),
+            (L.SeparableConv2D(3, 2, padding="same", depth_multiplier=2), [x4]),
+            (L.Cropping2D(((1, 2), (0, 1))), [x4]),
+            (L.MultiHeadAttention(2, 3, value_dim=2, output_shape=4), [x3, x3]),
+            (L.Attention(use_scale=True, score_mode="concat"), [[x3, x3]]),
+            (L.AdditiveAttention(), [[x3, x3]]),
+            (L.Bidirectional(L.LSTM(2, return_sequences=True), merge_mode="ave"), [x3]),
+            (L.Bidirectional(L.GRU(2), backward_layer=L.GRU(3, go_backwards=True)), [x3]),
+            (L.TimeDistributed(L.Dense(3)), [x3]),
+        ]
+        out = {}
+        for i, (layer, args) in enumerate(made):
+            result = layer(*args)
+            config = json.dumps(
+                {"class_name": type(layer).__name__, "config": layer.get_config()},
+                default=lambda v: dict(v) if hasattr(v, "keys") else list(v),
+            )
+            out[f"config{i}"] = np.frombuffer(config.encode(), np.uint8)
+            out[f"weights{i}"] = [w.numpy() for w in layer.weights] or [np.zeros(0)]
+            out[f"out{i}"] = result.numpy()
+        out["x3"], out["x4"] = x3, x4
+        return out
+    """
+)
+
+
+def test_tf_keras_configs_and_weights_load_in_simdist():
+    import json
+
+    import numpy as np
+
+    import simdist
+
+    theirs, failures = tf_oracle.run_tf({"from_tf": (_FROM_TF, {}, 1)})
+    assert not failures, failures
+    result = theirs["from_tf"]
+    x3, x4 = result["x3"][0], result["x4"][0]
+    count = len([k for k in result if k.startswith("config")])
+    assert count == 11
+    for i in range(count):
+        entry = json.loads(bytes(result[f"config{i}"][0]).decode())
+        layer = getattr(simdist.keras.layers, entry["class_name"]).from_config(entry["config"])
+        images = ("Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D", "Cropping2D")
+        x = x4 if entry["class_name"] in images else x3
+        if entry["class_name"] == "MultiHeadAttention":
+            call = lambda lay: lay(x3, x3)  # noqa: E731
+        elif entry["class_name"] in ("Attention", "AdditiveAttention"):
+            call = lambda lay: lay([x3, x3])  # noqa: E731
+        else:
+            call = lambda lay, x=x: lay(x)  # noqa: E731
+        call(layer)
+        weights = [w for w in result[f"weights{i}"] if w.size]
+        layer.set_weights(weights)
+        np.testing.assert_allclose(
+            np.asarray(call(layer)),
+            result[f"out{i}"][0],
+            rtol=1e-5,
+            atol=1e-5,
+            err_msg=entry["class_name"],
+        )

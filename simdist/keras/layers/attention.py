@@ -36,13 +36,19 @@ def causal_mask(query_steps: int, value_steps: int) -> np.ndarray:
     return np.tril(np.ones((query_steps, value_steps), dtype=bool))
 
 
-def masked_scores(scores: Tensor, keep) -> Tensor:
-    """``scores - 1e9 * (not keep)`` (``keep`` a bool tensor broadcasting to the scores)."""
+def masked_scores(scores: Tensor, keep, robust: bool = False) -> Tensor:
+    """``scores - 1e9 * (not keep)`` (``keep`` a bool array broadcasting to the scores); with
+    ``robust`` (Keras's ``Softmax(robust_masking=True)``), ``-1e9`` in place of each masked
+    score, so a masked score gets no gradient."""
     if keep is None:
         return scores
-    dropped = math_ops.cast(
-        np.logical_not(np.asarray(convert_to_tensor(keep)._value, dtype=bool)), scores.dtype
-    )
+    keep = np.asarray(convert_to_tensor(keep)._value, dtype=bool)
+    if robust:
+        floor = np.full(np.broadcast_shapes(keep.shape, tuple(scores.shape)), -_MASKED_SCORE)
+        return array_ops.where(
+            np.broadcast_to(keep, floor.shape), scores, math_ops.cast(floor, scores.dtype)
+        )
+    dropped = math_ops.cast(np.logical_not(keep), scores.dtype)
     return math_ops.subtract(scores, math_ops.multiply(dropped, _MASKED_SCORE))
 
 

@@ -48,8 +48,11 @@ class _DepthwiseBase(Layer):
         bias_constraint=None,
         **kwargs,
     ) -> None:
+        groups = kwargs.pop("groups", 1)  # in Keras 2's config of these layers, always 1
         super().__init__(**kwargs)
         name = type(self).__name__
+        if groups != 1:
+            raise NotImplementedError(f"simdist's {name} supports groups=1 only.")
         if data_format not in (None, "channels_last"):
             raise NotImplementedError(f"simdist's {name} supports data_format='channels_last'.")
         self.kernel_size = int_pair(kernel_size, "kernel_size")
@@ -205,6 +208,10 @@ class SeparableConv2D(_DepthwiseBase):
         bias_constraint=None,
         **kwargs,
     ) -> None:
+        # Keras 2's config of this layer also holds its Conv base's kernel_* options, which
+        # the layer never uses (its kernels are the depthwise and pointwise ones)
+        for unused in ("kernel_initializer", "kernel_regularizer", "kernel_constraint"):
+            kwargs.pop(unused, None)
         super().__init__(
             kernel_size,
             strides=strides,

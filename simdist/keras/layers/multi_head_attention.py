@@ -10,7 +10,8 @@
 3. the mask: ``attention_mask`` ``[batch, *T, *S]`` (True = attend), and-ed with the Keras
    masks of the inputs (query ``[batch, T, 1]``, value and key ``[batch, 1, S]``) and with
    the lower-triangular mask for ``use_causal_mask=True``; masked scores get ``-1e9`` added
-   (Keras's ``Softmax(mask)``), then the softmax over the value positions;
+   (Keras's ``Softmax(mask)``; with ``softmax_robust_masking=True`` they are replaced by
+   ``-1e9``), then the softmax over the value positions;
 4. dropout of the attention weights when ``training``; the returned attention scores are the
    weights before dropout (as Keras's);
 5. the weighted sum of the value heads and the output projection ``attention_output/kernel``
@@ -71,6 +72,7 @@ class MultiHeadAttention(Layer):
         activity_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        softmax_robust_masking=False,
         **kwargs,
     ) -> None:
         query_shape = kwargs.pop("query_shape", None)
@@ -94,6 +96,7 @@ class MultiHeadAttention(Layer):
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self._kernel_constraint = constraints.get(kernel_constraint)
         self._bias_constraint = constraints.get(bias_constraint)
+        self._softmax_robust_masking = bool(softmax_robust_masking)
         self._built_from_signature = False
         self._query_shape, self._key_shape, self._value_shape = None, None, None
         if query_shape is not None:  # from_config: build as the saved layer was built
@@ -150,6 +153,7 @@ class MultiHeadAttention(Layer):
                     f"{every_axis} (attention_axes=None); received attention_axes="
                     f"{self._attention_axes}."
                 )
+        self._attention_axes = every_axis  # as Keras 2 reports them once built
         heads, kd, vd = self._num_heads, self._key_dim, self._value_dim
         self._query_kernel, self._query_bias = self._projection(
             "query", [query_shape[-1], heads, kd], [heads, kd]
@@ -241,7 +245,10 @@ class MultiHeadAttention(Layer):
         q = math_ops.multiply(q, 1.0 / math.sqrt(float(kd)))
         scores = math_ops.matmul(q, k, transpose_b=True)  # [batch, heads, T, S]
         weights = nn_ops.softmax(
-            masked_scores(scores, None if keep is None else keep[:, None]), axis=-1
+            masked_scores(
+                scores, None if keep is None else keep[:, None], self._softmax_robust_masking
+            ),
+            axis=-1,
         )
         dropped = weights
         if training and self._dropout > 0:
@@ -286,4 +293,5 @@ class MultiHeadAttention(Layer):
             "query_shape": self._query_shape,
             "key_shape": self._key_shape,
             "value_shape": self._value_shape,
+            "softmax_robust_masking": self._softmax_robust_masking,
         }
