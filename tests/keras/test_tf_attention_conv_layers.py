@@ -485,3 +485,58 @@ def test_tf_keras_configs_and_weights_load_in_simdist():
             atol=1e-5,
             err_msg=entry["class_name"],
         )
+
+
+# A model of the new layers trained with fit, on one replica and on MirroredStrategy with 2.
+_FIT = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        L = tf.keras.layers
+        rng = np.random.default_rng(0)
+        seq = rng.standard_normal((16, 6, 4)).astype("float32")
+        img = rng.standard_normal((16, 4, 4, 2)).astype("float32")
+        y_seq = seq[:, :, :1].mean(axis=(1, 2))[:, None].astype("float32")
+        y_img = img.mean(axis=(1, 2, 3))[:, None].astype("float32")
+        if len(devices) > 1:
+            strategy = tf.distribute.MirroredStrategy(
+                devices, cross_device_ops=tf.distribute.ReductionToOneDevice())
+        else:
+            strategy = tf.distribute.get_strategy()
+        with strategy.scope():
+            s_in = tf.keras.Input((6, 4), name="seq")
+            i_in = tf.keras.Input((4, 4, 2), name="img")
+            att = L.MultiHeadAttention(2, 3, name="mha")(s_in, s_in, use_causal_mask=True)
+            x = L.LayerNormalization(name="ln")(L.Add(name="res")([s_in, att]))
+            x = L.Bidirectional(L.GRU(3, return_sequences=True), name="bi")(x)
+            x = L.TimeDistributed(L.Dense(2, activation="tanh"), name="td")(x)
+            x = L.Attention(use_scale=True, name="att")([x, x])
+            seq_out = L.Dense(1, name="seq_out")(L.GlobalAveragePooling1D()(x))
+            z = L.SeparableConv2D(4, 3, padding="same", activation="relu", name="sep")(i_in)
+            z = L.Conv2DTranspose(3, 2, strides=2, name="up")(z)
+            z = L.DepthwiseConv2D(3, depth_multiplier=2, name="dw")(z)
+            z = L.Cropping2D(1, name="crop")(z)
+            img_out = L.Dense(1, name="img_out")(L.GlobalAveragePooling2D()(z))
+            model = tf.keras.Model([s_in, i_in], [seq_out, img_out])
+            if weights is not None:
+                model.set_weights(weights)
+            start = model.get_weights()
+            model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=0.05), loss="mse",
+                          run_eagerly=True)
+        history = model.fit([seq, img], [y_seq, y_img], batch_size=8, epochs=2, shuffle=False,
+                            verbose=0)
+        pred = model.predict([seq[:4], img[:4]], verbose=0)
+        return {"weights": start, "loss": history.history["loss"],
+                "final": model.get_weights(), "pred": list(pred)}
+    """
+)
+
+
+def test_fit_of_a_model_of_the_new_layers_matches_tf():
+    cases = {f"fit{n}": (_FIT, n) for n in (1, 2)}
+    ours = {name: tf_oracle.run_simdist(src, n) for name, (src, n) in cases.items()}
+    theirs, failures = tf_oracle.run_tf(
+        {name: (src, ours[name], n) for name, (src, n) in cases.items()}
+    )
+    assert not failures, failures
+    for name in cases:
+        tf_oracle.assert_match(name, ours[name], theirs[name], rtol=1e-4, atol=1e-5)
