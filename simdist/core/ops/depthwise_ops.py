@@ -6,11 +6,12 @@ filters: for ``filter`` ``[k_h, k_w, in_channels, multiplier]``, output channel
 ``c * multiplier + m`` is input channel ``c`` correlated with ``filter[:, :, c, m]``.
 Geometry (strides, dilations, SAME/VALID padding) is ``conv2d``'s.
 
-Forward: per kernel offset ``(i, j)``, the strided window of the padded input
-``[n, out_h, out_w, in, 1]`` times ``filter[i, j]`` ``[in, multiplier]``, added into the
-output (a loop over the ``k_h * k_w`` offsets, vectorised over pixels and channels).
-Backward: per offset, ``d_filter[i, j] = sum over pixels of window * dy`` and
-``dy @ filter[i, j]`` (summed over the multiplier) added into the window of ``d_input``.
+Forward: per kernel offset ``(i, j)`` and multiplier ``k``, the strided window of the padded
+input ``[n, out_h, out_w, in]`` times ``filter[i, j, :, k]``, added into output block ``k``
+(a loop over the ``k_h * k_w * multiplier`` products, each vectorised over pixels and
+contiguous channels). Backward: per offset and ``k``, ``d_filter[i, j, :, k] = sum over
+pixels of window * dy_k`` and ``dy_k * filter[i, j, :, k]`` added into the window of
+``d_input``.
 Arithmetic stays in the input dtype. ``separable_conv2d`` is the depthwise convolution
 followed by a 1x1 ``conv2d`` (the pointwise filter), as TF composes it.
 """
@@ -74,27 +75,44 @@ def depthwise_conv2d(
     )
     n = xv.shape[0]
     xp = pad_hw(np.ascontiguousarray(xv), h, w)
-    y = np.zeros((n, h.out, w.out, channels, multiplier), dtype=xv.dtype)
+    # per multiplier k, a channels-last [n, out_h, out_w, in] block: every product runs over
+    # contiguous channels (a trailing multiplier axis of 1 or 2 would not vectorise)
+    blocks = np.zeros((multiplier, n, h.out, w.out, channels), dtype=xv.dtype)
+    product = np.empty(blocks.shape[1:], dtype=xv.dtype)
     for i in range(kh):
         for j in range(kw):
-            y += xp[offset_slices(i, j, h, w)][..., None] * wv[i, j]
-    out = make_tensor(y.reshape(n, h.out, w.out, channels * multiplier), x.dtype)
+            window = xp[offset_slices(i, j, h, w)]
+            for k in range(multiplier):
+                np.multiply(window, wv[i, j, :, k], out=product)
+                blocks[k] += product
+    y = np.moveaxis(blocks, 0, -1).reshape(n, h.out, w.out, channels * multiplier)
+    out = make_tensor(np.ascontiguousarray(y), x.dtype)
+
+    def per_multiplier(g: np.ndarray) -> np.ndarray:
+        """``g`` as [multiplier, n, out_h, out_w, in] (contiguous)."""
+        g5 = g.reshape(n, h.out, w.out, channels, multiplier)
+        return np.ascontiguousarray(np.moveaxis(g5, -1, 0))
 
     def grad_x(g: np.ndarray) -> np.ndarray:
-        g5 = g.reshape(n, h.out, w.out, channels, multiplier)
+        gm = per_multiplier(g)
         dxp = np.zeros(xp.shape, dtype=g.dtype)
+        scaled = np.empty(gm.shape[1:], dtype=g.dtype)
         for i in range(kh):
             for j in range(kw):
-                dxp[offset_slices(i, j, h, w)] += np.einsum("nhwcm,cm->nhwc", g5, wv[i, j])
+                target = dxp[offset_slices(i, j, h, w)]
+                for k in range(multiplier):
+                    np.multiply(gm[k], wv[i, j, :, k], out=scaled)
+                    target += scaled
         return dxp[:, h.before : h.before + h.size, w.before : w.before + w.size]
 
     def grad_f(g: np.ndarray) -> np.ndarray:
-        g5 = g.reshape(n * h.out * w.out, channels, multiplier)
+        gm = per_multiplier(g).reshape(multiplier, -1, channels)
         df = np.empty(wv.shape, dtype=g.dtype)
         for i in range(kh):
             for j in range(kw):
                 window = xp[offset_slices(i, j, h, w)].reshape(-1, channels)
-                df[i, j] = np.einsum("pc,pcm->cm", window, g5)
+                for k in range(multiplier):
+                    df[i, j, :, k] = np.einsum("pc,pc->c", window, gm[k])
         return df
 
     record("DepthwiseConv2dNative", [x, f], [out], [grad_x, grad_f])
