@@ -540,3 +540,37 @@ def test_fit_of_a_model_of_the_new_layers_matches_tf():
     assert not failures, failures
     for name in cases:
         tf_oracle.assert_match(name, ours[name], theirs[name], rtol=1e-4, atol=1e-5)
+
+
+# tf.nn's transposed, depthwise and separable convolutions called directly, TF's way
+# (4-element strides and dilations, an output_shape tensor), with their gradients.
+_NN_OPS = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        rng = np.random.default_rng(3)
+        x = tf.constant(rng.standard_normal((2, 4, 5, 3)).astype("float32"))
+        wt = tf.constant(rng.standard_normal((3, 2, 2, 3)).astype("float32"))
+        wd = tf.constant(rng.standard_normal((3, 3, 3, 2)).astype("float32"))
+        wp = tf.constant(rng.standard_normal((1, 1, 6, 4)).astype("float32"))
+        with tf.GradientTape(persistent=True) as tape:
+            for t in (x, wt, wd, wp):
+                tape.watch(t)
+            outs = [
+                tf.nn.conv2d_transpose(x, wt, tf.constant([2, 8, 10, 2]), [1, 2, 2, 1]),
+                tf.nn.conv2d_transpose(x, wt, [2, 9, 10, 2], 2, padding="VALID"),
+                tf.nn.depthwise_conv2d(x, wd, [1, 1, 1, 1], "SAME", dilations=[2, 2]),
+                tf.nn.depthwise_conv2d(x, wd, [1, 2, 2, 1], "VALID"),
+                tf.nn.separable_conv2d(x, wd, wp, [1, 1, 1, 1], "SAME"),
+            ]
+            loss = tf.add_n([tf.reduce_sum(o * o) for o in outs])
+        grads = tape.gradient(loss, [x, wt, wd, wp])
+        return {"out": [o.numpy() for o in outs], "grads": [g.numpy() for g in grads]}
+    """
+)
+
+
+def test_nn_ops_match_tf():
+    ours = tf_oracle.run_simdist(_NN_OPS)
+    theirs, failures = tf_oracle.run_tf({"nn_ops": (_NN_OPS, ours, 1)})
+    assert not failures, failures
+    tf_oracle.assert_match("nn_ops", ours, theirs["nn_ops"], rtol=1e-5, atol=1e-4)
