@@ -20,6 +20,8 @@ CASES = [
     (lambda: L.DepthwiseConv2D(2, use_bias=False), (4, 4, 2)),
     (lambda: L.SeparableConv2D(4, 3, strides=2, depth_multiplier=2), (7, 7, 3)),
     (lambda: L.Cropping2D(((1, 0), (0, 2))), (4, 5, 2)),
+    (lambda: L.DepthwiseConv1D(3, depth_multiplier=2, padding="same"), (6, 3)),
+    (lambda: L.SeparableConv1D(4, 3, padding="causal"), (6, 3)),
     (lambda: L.TimeDistributed(L.Dense(3)), (4, 5)),
     (lambda: L.Bidirectional(L.LSTM(3, return_sequences=True)), (4, 2)),
     (lambda: L.Bidirectional(L.GRU(2), merge_mode="sum"), (4, 2)),

@@ -299,6 +299,30 @@ CASES = {
         f"layer({Q})",
         [],
     ),
+    "dw1d_dilated_mult": (
+        "L.DepthwiseConv1D(3, dilation_rate=2, depth_multiplier=2, name='dw')",
+        [(2, 7, 3)],
+        f"layer({Q})",
+        [],
+    ),
+    "dw1d_same_s2": (
+        "L.DepthwiseConv1D(2, strides=2, padding='same', name='dw')",
+        [(2, 7, 2)],
+        f"layer({Q})",
+        [],
+    ),
+    "sep1d_valid_relu": (
+        "L.SeparableConv1D(3, 3, activation='relu', name='sep')",
+        [(2, 6, 2)],
+        f"layer({Q})",
+        [],
+    ),
+    "sep1d_causal_mult": (
+        "L.SeparableConv1D(2, 2, padding='causal', depth_multiplier=2, name='sep')",
+        [(2, 5, 3)],
+        f"layer({Q})",
+        [],
+    ),
     # TimeDistributed, Cropping2D
     "td_dense": (
         "L.TimeDistributed(L.Dense(3, name='d'), name='td')",

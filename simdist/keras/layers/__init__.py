@@ -18,6 +18,8 @@ from simdist.keras.layers.core import ReLU as ReLU
 from simdist.keras.layers.cropping import Cropping2D as Cropping2D
 from simdist.keras.layers.depthwise import DepthwiseConv2D as DepthwiseConv2D
 from simdist.keras.layers.depthwise import SeparableConv2D as SeparableConv2D
+from simdist.keras.layers.depthwise1d import DepthwiseConv1D as DepthwiseConv1D
+from simdist.keras.layers.depthwise1d import SeparableConv1D as SeparableConv1D
 from simdist.keras.layers.embedding import Embedding as Embedding
 from simdist.keras.layers.global_pooling import GlobalAveragePooling1D as GlobalAveragePooling1D
 from simdist.keras.layers.global_pooling import GlobalAveragePooling2D as GlobalAveragePooling2D
@@ -74,6 +76,7 @@ Convolution1D = Conv1D
 Convolution2D = Conv2D
 Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution1D = SeparableConv1D
 SeparableConvolution2D = SeparableConv2D
 del _SyncBatchNormalization  # tf.keras.layers.experimental.SyncBatchNormalization
 

@@ -5,8 +5,8 @@ tensor a kernel reads or writes crosses device memory once):
 * Conv2DTranspose / Conv1DTranspose: the GEMM of the convolution it transposes, ``2 *
   input_pixels * kernel_size * filters * in_channels`` (every input pixel meets every kernel
   entry), bias and activation kernels, and the kernel and input gradients of the same FLOPs.
-* DepthwiseConv2D: not a GEMM: ``2 * outputs * kh * kw`` FLOPs (each output channel reads
-  one input channel), the same for each gradient. SeparableConv2D: that, then the 1x1
+* DepthwiseConv2D (and 1D): not a GEMM: ``2 * outputs * kh * kw`` FLOPs (each output channel reads
+  one input channel), the same for each gradient. SeparableConv2D (and 1D): that, then the 1x1
   pointwise GEMM (``2 * output_pixels * in * multiplier * filters``).
 * Cropping2D: one copy kernel (0 FLOPs), its gradient a padded copy back.
 * TimeDistributed: the inner layer's description at ``batch * time`` examples.
@@ -98,8 +98,8 @@ def _depthwise_kernels(layer, shape, out_shape, batch, size):
 
 @register_compute_rule(DepthwiseConv2D)
 def _depthwise(layer, shape, batch, size):
-    if len(shape) != 3:
-        raise ValueError(f"{layer.name!r} needs (height, width, channels), got {shape}")
+    if len(shape) != layer._RANK + 1:
+        raise ValueError(f"{layer.name!r} needs {layer._LAYOUT} without the batch, got {shape}")
     out_shape = _out_shape(layer, shape)
     forward, kernel_grad, input_grad, weights = _depthwise_kernels(
         layer, shape, out_shape, batch, size
@@ -118,8 +118,8 @@ def _depthwise(layer, shape, batch, size):
 
 @register_compute_rule(SeparableConv2D)
 def _separable(layer, shape, batch, size):
-    if len(shape) != 3:
-        raise ValueError(f"{layer.name!r} needs (height, width, channels), got {shape}")
+    if len(shape) != layer._RANK + 1:
+        raise ValueError(f"{layer.name!r} needs {layer._LAYOUT} without the batch, got {shape}")
     out_shape = _out_shape(layer, shape)
     middle = shape[-1] * layer.depth_multiplier
     depth_shape = (*out_shape[:-1], middle)

@@ -27,7 +27,17 @@ def _serialized(getter_module, value):
 
 
 class _DepthwiseBase(Layer):
-    """Arguments, the depthwise kernel, the input check and the config the two share."""
+    """Arguments, the depthwise kernel, the input check and the config they share.
+
+    A subclass names its spatial rank (``_RANK``), how it reads the sizes (``_sizes``) and
+    ``padding`` (``_padding``: the 2-D layers keep the op's ``'SAME'``/``'VALID'``, the 1-D
+    ones Keras's lower-case names with ``'causal'``) and the layout its errors show.
+    """
+
+    _RANK = 2
+    _LAYOUT = "(batch, height, width, channels)"
+    _sizes = staticmethod(int_pair)
+    _padding = staticmethod(padding_name)
 
     def __init__(
         self,
@@ -55,11 +65,11 @@ class _DepthwiseBase(Layer):
             raise NotImplementedError(f"simdist's {name} supports groups=1 only.")
         if data_format not in (None, "channels_last"):
             raise NotImplementedError(f"simdist's {name} supports data_format='channels_last'.")
-        self.kernel_size = int_pair(kernel_size, "kernel_size")
-        self.strides = int_pair(strides, "strides")
-        self.padding = padding_name(padding)
+        self.kernel_size = self._sizes(kernel_size, "kernel_size")
+        self.strides = self._sizes(strides, "strides")
+        self.padding = self._padding(padding)
         self.depth_multiplier = positive_int(depth_multiplier, "depth_multiplier")
-        self.dilation_rate = int_pair(dilation_rate, "dilation_rate")
+        self.dilation_rate = self._sizes(dilation_rate, "dilation_rate")
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError("`strides > 1` is not compatible with `dilation_rate > 1`.")
         self.activation = activations.get(activation)
@@ -75,10 +85,10 @@ class _DepthwiseBase(Layer):
 
     def _check_build_shape(self, input_shape) -> int:
         shape = as_shape(input_shape)
-        if shape.rank != 4 or shape[-1] is None:
+        if shape.rank != self._RANK + 2 or shape[-1] is None:
             raise ValueError(
-                f"{type(self).__name__} expects inputs of shape (batch, height, width, "
-                f"channels) with a known channel count; received input_shape={shape}."
+                f"{type(self).__name__} expects inputs of shape {self._LAYOUT} with a known "
+                f"channel count; received input_shape={shape}."
             )
         self._channels = int(shape[-1])
         return self._channels
@@ -104,7 +114,7 @@ class _DepthwiseBase(Layer):
             )
 
     def call(self, inputs) -> Tensor:
-        check_input(self, inputs, ndim=4, axes={-1: self._channels})
+        check_input(self, inputs, ndim=self._RANK + 2, axes={-1: self._channels})
         outputs = self._conv(inputs)
         if self.bias is not None:
             outputs = nn_ops.bias_add(outputs, self.bias)
@@ -120,14 +130,15 @@ class _DepthwiseBase(Layer):
         raise NotImplementedError
 
     def compute_output_shape(self, input_shape) -> TensorShape:
-        batch, height, width, _ = as_shape(input_shape).as_list()
-        rows, cols = (
-            conv_output_length(size, k, self.padding, s, d)
+        dims = as_shape(input_shape).as_list()
+        padding = "SAME" if self.padding == "causal" else self.padding.upper()
+        sizes = [
+            conv_output_length(size, k, padding, s, 1 if self.padding == "causal" else d)
             for size, k, s, d in zip(
-                (height, width), self.kernel_size, self.strides, self.dilation_rate, strict=True
+                dims[1:-1], self.kernel_size, self.strides, self.dilation_rate, strict=True
             )
-        )
-        return TensorShape([batch, rows, cols, self._out_channels()])
+        ]
+        return TensorShape([dims[0], *sizes, self._out_channels()])
 
     def get_config(self) -> dict:
         return {
@@ -240,7 +251,7 @@ class SeparableConv2D(_DepthwiseBase):
         self._add_depthwise_kernel(channels)
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel",
-            shape=[1, 1, channels * self.depth_multiplier, self.filters],
+            shape=[*(1,) * self._RANK, channels * self.depth_multiplier, self.filters],
             initializer=self.pointwise_initializer,
             regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint,
