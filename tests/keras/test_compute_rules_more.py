@@ -80,3 +80,24 @@ def test_multi_head_attention_flops_once_built():
         "attention_combine": 2 * 2 * 2 * 5 * 7 * 4,
         "output_projection": 2 * 2 * 5 * 8 * 6,
     }
+
+
+def test_attention_is_described_from_its_graph_node():
+    att = L.Attention(use_scale=True)
+    assert describe_compute(att, (5, 3), batch=2, bytes_per_element=4) is None  # no graph
+    q, v = tf.keras.Input((5, 3)), tf.keras.Input((7, 4))
+    out = att([q, v, L.Dense(3)(v)])  # value (7, 4), key (7, 3)
+    assert tuple(out.shape[1:]) == (5, 4)
+    description = describe_compute(att, (5, 3), batch=2, bytes_per_element=4)
+    assert description.output_shape == (5, 4) and description.params == (1,)
+    flops = {k.name: k.flops for k in description.forward}
+    assert flops == {
+        "attention_scores": 2 * 2 * 5 * 7 * 3,
+        "softmax": 5 * 2 * 5 * 7,
+        "attention_combine": 2 * 2 * 5 * 7 * 4,
+    }
+    additive = L.AdditiveAttention()
+    additive([q, L.Dense(3)(v)])
+    described = describe_compute(additive, (5, 3), batch=2, bytes_per_element=4)
+    assert described.output_shape == (5, 3) and described.params == (3,)
+    assert not described.forward[0].matmul

@@ -18,8 +18,11 @@ tensor a kernel reads or writes crosses device memory once):
   backward each GEMM twice (weight and input gradient) and the softmax gradient (3 per
   score). Not built: nothing (unpriced).
 
-``Attention``/``AdditiveAttention`` describe nothing (their value shape is known only from
-the graph): the cost report lists them as unpriced.
+* Attention / AdditiveAttention, from their Functional graph node (the value's shape is
+  known only there; never called in a graph: nothing, unpriced): the scores (dot: a GEMM
+  ``2 * Tq * Tv * dim``; concat and additive: 4 FLOPs per ``(q, k, feature)``: add, scale,
+  tanh, sum), the softmax (5 per score) and the weighted sum (a GEMM ``2 * Tq * Tv *
+  value_dim``); backward each GEMM twice and the element-wise parts again.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from simdist.core.compute_description import (
     elementwise_kernel,
     register_compute_rule,
 )
+from simdist.keras.layers.attention import AdditiveAttention, Attention
 from simdist.keras.layers.compute_rules import _activation_name, _gemm
 from simdist.keras.layers.conv_transpose import _ConvTranspose
 from simdist.keras.layers.cropping import Cropping2D
@@ -230,3 +234,46 @@ def _multi_head_attention(layer, shape, batch, size):
     return ComputeDescription(
         (*shape[:-1], *out_dims), params, tuple(forward), tuple(weight_grads), tuple(input_grads)
     )
+
+
+def _dense_attention(layer, shape, batch, size, additive: bool):
+    nodes = getattr(layer, "_inbound_nodes", None) or []
+    if not nodes or len(nodes[0].inbound_tensors) < 2:
+        return None  # the value's shape is known only from the layer's graph node
+    tensors = nodes[0].inbound_tensors
+    value = [int(d) for d in tensors[1].shape[1:]]
+    key = [int(d) for d in tensors[2].shape[1:]] if len(tensors) > 2 else value
+    (t_q, dim), (t_v, v_dim) = shape[-2:], value[-2:]
+    scores = batch * t_q * t_v
+    q_bytes, k_bytes = batch * t_q * dim, batch * t_v * key[-1]
+    if additive:
+        score = Kernel("attention_scores", 4.0 * scores * dim, float((q_bytes + k_bytes) * size))
+    else:
+        moved = float((q_bytes + k_bytes + scores) * size)
+        score = Kernel("attention_scores", 2.0 * scores * dim, moved, True)
+    combine_bytes = float((scores + batch * t_v * v_dim + batch * t_q * v_dim) * size)
+    combine = Kernel("attention_combine", 2.0 * scores * v_dim, combine_bytes, True)
+    softmax = Kernel("softmax", 5.0 * scores, float(2 * scores * size))
+    weight_grads = (
+        Kernel("attention_combine_grad_b", combine.flops, combine.nbytes, True),
+        Kernel("softmax_grad", 3.0 * scores, float(3 * scores * size)),
+        Kernel("attention_scores_grad_b", score.flops, score.nbytes, score.matmul),
+    )
+    input_grads = (
+        Kernel("attention_combine_grad_a", combine.flops, combine.nbytes, True),
+        Kernel("attention_scores_grad_a", score.flops, score.nbytes, score.matmul),
+    )
+    params = tuple(int(math.prod(w.shape)) for w in layer.trainable_weights)
+    return ComputeDescription(
+        (t_q, v_dim), params, (score, softmax, combine), weight_grads, input_grads
+    )
+
+
+@register_compute_rule(Attention)
+def _attention(layer, shape, batch, size):
+    return _dense_attention(layer, shape, batch, size, additive=layer.score_mode == "concat")
+
+
+@register_compute_rule(AdditiveAttention)
+def _additive_attention(layer, shape, batch, size):
+    return _dense_attention(layer, shape, batch, size, additive=True)
