@@ -5,6 +5,9 @@ This module only re-exports; the ops live in ``simdist.core.ops``.
 
 from simdist.core.ops.conv_ops import conv2d as conv2d
 from simdist.core.ops.conv_ops import convolution as convolution
+from simdist.core.ops.conv_transpose_ops import conv2d_transpose as conv2d_transpose
+from simdist.core.ops.depthwise_ops import depthwise_conv2d as depthwise_conv2d
+from simdist.core.ops.depthwise_ops import separable_conv2d as separable_conv2d
 from simdist.core.ops.nn_losses import compute_average_loss as compute_average_loss
 from simdist.core.ops.nn_losses import scale_regularization_loss as scale_regularization_loss
 from simdist.core.ops.nn_losses import (

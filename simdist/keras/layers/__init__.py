@@ -4,13 +4,22 @@ from simdist.keras._missing import missing_name
 from simdist.keras.engine.base_layer import Layer as Layer
 from simdist.keras.engine.input_layer import InputLayer as InputLayer
 from simdist.keras.layers import experimental as experimental
+from simdist.keras.layers.attention import AdditiveAttention as AdditiveAttention
+from simdist.keras.layers.attention import Attention as Attention
 from simdist.keras.layers.conv1d import Conv1D as Conv1D
+from simdist.keras.layers.conv_transpose import Conv1DTranspose as Conv1DTranspose
+from simdist.keras.layers.conv_transpose import Conv2DTranspose as Conv2DTranspose
 from simdist.keras.layers.convolutional import Conv2D as Conv2D
 from simdist.keras.layers.core import Activation as Activation
 from simdist.keras.layers.core import Dense as Dense
 from simdist.keras.layers.core import Dropout as Dropout
 from simdist.keras.layers.core import Flatten as Flatten
 from simdist.keras.layers.core import ReLU as ReLU
+from simdist.keras.layers.cropping import Cropping2D as Cropping2D
+from simdist.keras.layers.depthwise import DepthwiseConv2D as DepthwiseConv2D
+from simdist.keras.layers.depthwise import SeparableConv2D as SeparableConv2D
+from simdist.keras.layers.depthwise1d import DepthwiseConv1D as DepthwiseConv1D
+from simdist.keras.layers.depthwise1d import SeparableConv1D as SeparableConv1D
 from simdist.keras.layers.embedding import Embedding as Embedding
 from simdist.keras.layers.global_pooling import GlobalAveragePooling1D as GlobalAveragePooling1D
 from simdist.keras.layers.global_pooling import GlobalAveragePooling2D as GlobalAveragePooling2D
@@ -32,6 +41,7 @@ from simdist.keras.layers.merging import maximum as maximum
 from simdist.keras.layers.merging import minimum as minimum
 from simdist.keras.layers.merging import multiply as multiply
 from simdist.keras.layers.merging import subtract as subtract
+from simdist.keras.layers.multi_head_attention import MultiHeadAttention as MultiHeadAttention
 from simdist.keras.layers.normalization import BatchNormalization as BatchNormalization
 from simdist.keras.layers.normalization import LayerNormalization as LayerNormalization
 from simdist.keras.layers.pooling import AveragePooling2D as AveragePooling2D
@@ -59,9 +69,15 @@ from simdist.keras.layers.rnn_cells import GRUCell as GRUCell
 from simdist.keras.layers.rnn_cells import LSTMCell as LSTMCell
 from simdist.keras.layers.rnn_cells import SimpleRNNCell as SimpleRNNCell
 from simdist.keras.layers.sync_batch_norm import SyncBatchNormalization as _SyncBatchNormalization
+from simdist.keras.layers.wrappers import Bidirectional as Bidirectional
+from simdist.keras.layers.wrappers import TimeDistributed as TimeDistributed
 
 Convolution1D = Conv1D
 Convolution2D = Conv2D
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
 del _SyncBatchNormalization  # tf.keras.layers.experimental.SyncBatchNormalization
 
 
@@ -71,3 +87,4 @@ def __getattr__(name: str):
 # registers the built-in layers' compute descriptions (simdist.core.compute_description)
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_extra as _compute_rules_extra  # noqa: E402, F401
+from simdist.keras.layers import compute_rules_more as _compute_rules_more  # noqa: E402, F401

@@ -50,8 +50,12 @@ class RNN(Layer):
         time_major=False,
         **kwargs,
     ) -> None:
+        zero_output_for_mask = bool(kwargs.pop("zero_output_for_mask", False))
         super().__init__(**kwargs)
         self.supports_masking = True
+        # Keras 2: at a masked step the output is zeros instead of the carried output
+        # (Bidirectional sets it to return_sequences on both of its layers)
+        self.zero_output_for_mask = zero_output_for_mask
         if stateful or time_major:
             raise NotImplementedError(
                 f"{type(self).__name__}: stateful=True and time_major=True are not yet in simdist."
@@ -107,7 +111,7 @@ class RNN(Layer):
             if keep is None:
                 output, states = new_output, new_states
             else:
-                if output is None:
+                if output is None or self.zero_output_for_mask:
                     output = creation_ops.zeros_like(new_output)
                 output = array_ops.where(keep[t], new_output, output)
                 states = [
@@ -184,6 +188,7 @@ class _Recurrent(RNN):
         "stateful",
         "unroll",
         "time_major",
+        "zero_output_for_mask",
     )
 
     def __init__(self, units, **kwargs) -> None:
