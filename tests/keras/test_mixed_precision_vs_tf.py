@@ -40,9 +40,15 @@ RTOL = ATOL = 2e-3
 # conv_bn's gradients are sums of ~100 float16 products (largest difference seen: 2e-3)
 TOLERANCE = {"conv_bn": (1e-2, 5e-3)}
 EXACT = ("scale", "counter", "iterations", "dtypes", "skipped", "optimizer")
+NOT_COMPARED = ("peak",)  # the largest scaled gradient per step: checked for margin below
 
+# simdist draws the weights from a fixed seed and TF starts from them: with weights drawn
+# afresh each run, some runs put a step's float16 gradients within rounding of float16's
+# largest value (65504), where NumPy's and TF's kernels may disagree on the overflow.
 _MODEL = textwrap.dedent(
     """
+    if weights is None:
+        tf.keras.utils.set_random_seed(1)
     model = tf.keras.Sequential([
         tf.keras.layers.Dense(6, activation="relu"),
         tf.keras.layers.Dense(3),
@@ -76,14 +82,15 @@ CUSTOM_LOOP = _program(
             opt = tf.keras.mixed_precision.LossScaleOptimizer(
                 tf.keras.optimizers.SGD(0.5), initial_scale=2.0 ** 24, dynamic_growth_steps=3)
             loss_fn = tf.keras.losses.SparseCategoricalCrossentropy()
-            losses, scales, counters, iters, after = [], [], [], [], []
+            losses, scales, counters, iters, after, peaks = [], [], [], [], [], []
             for step in range(14):
                 with tf.GradientTape() as tape:
                     pred = model(x)
                     loss = loss_fn(y, pred)
                     scaled = opt.get_scaled_loss(loss)
-                grads = opt.get_unscaled_gradients(
-                    tape.gradient(scaled, model.trainable_variables))
+                scaled_grads = tape.gradient(scaled, model.trainable_variables)
+                peaks.append(max(float(np.max(np.abs(g.numpy()))) for g in scaled_grads))
+                grads = opt.get_unscaled_gradients(scaled_grads)
                 opt.apply_gradients(zip(grads, model.trainable_variables))
                 losses.append(loss.numpy())
                 scales.append(opt.loss_scale.numpy())
@@ -92,7 +99,7 @@ CUSTOM_LOOP = _program(
                 after.extend(model.get_weights())
             layer = model.layers[0]
             return {"weights": start, "loss": losses, "scale": scales, "counter": counters,
-                    "iterations": iters, "after": after,
+                    "iterations": iters, "after": after, "peak": peaks,
                     "dtypes": [pred.dtype.name, layer(x).dtype.name, layer.compute_dtype,
                                layer.dtype, layer.kernel.dtype.name,
                                layer.dtype_policy.name, opt.initial_scale,
@@ -273,7 +280,7 @@ def test_mixed_precision_matches_tensorflow(group):
     for name in group:
         exact = {k: v for k, v in ours[name].items() if k in EXACT}
         tf_oracle.assert_match(name, exact, theirs[name], rtol=0, atol=0)
-        rounded = {k: v for k, v in ours[name].items() if k not in EXACT}
+        rounded = {k: v for k, v in ours[name].items() if k not in EXACT + NOT_COMPARED}
         rtol, atol = TOLERANCE.get(name, (RTOL, ATOL))
         tf_oracle.assert_match(name, rounded, theirs[name], rtol=rtol, atol=atol)
 
@@ -286,3 +293,7 @@ def test_the_overflowing_start_skips_steps():
     losses = [float(v) for v in out["loss"]]
     assert losses[0] == losses[1]  # the first step was skipped: the weights did not move
     assert np.asarray(out["iterations"]).ravel().tolist() == list(range(1, 15))
+    # No finite step comes near float16's overflow, where rounding could decide a skip: the
+    # largest scaled gradient stays under 3/4 of float16's largest value.
+    peaks = np.asarray(out["peak"]).ravel()
+    assert np.max(peaks[np.isfinite(peaks)]) < 0.75 * np.finfo(np.float16).max
