@@ -9,6 +9,7 @@ from simdist.data import experimental as experimental
 from simdist.data.dataset import INFINITE as INFINITE_CARDINALITY
 from simdist.data.dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from simdist.data.dataset import Dataset as Dataset
+from simdist.data.dataset_spec import DatasetSpec as DatasetSpec
 from simdist.data.files import TextLineDataset as TextLineDataset
 from simdist.data.iterator import Iterator as Iterator
 from simdist.data.options import AUTOTUNE as AUTOTUNE
@@ -20,6 +21,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "DatasetSpec",
     "Iterator",
     "Options",
     "TextLineDataset",

@@ -64,6 +64,8 @@ class Dataset(SourceConstructors):
     """
 
     _reads_files = False  # file sources (TextLineDataset) set this; see the module docstring
+    _is_dataset = True  # a dataset can be a dataset's element (``window``; ``structure``)
+    _yields_datasets = False  # ``window`` sets it: its elements are datasets
 
     def __init__(self, inputs: tuple[Dataset, ...] = ()) -> None:
         self._input_datasets = tuple(inputs)
@@ -160,7 +162,13 @@ class Dataset(SourceConstructors):
         return f"<{type(self).__name__} element_spec={self.element_spec}>"
 
     def as_numpy_iterator(self) -> _PyIterator:
-        """Iterate elements as NumPy values (scalars for rank 0; strings as ``bytes``)."""
+        """Iterate elements as NumPy values (scalars for rank 0; strings as ``bytes``).
+
+        Raises:
+            TypeError: the elements are datasets (``window``), as in TF.
+        """
+        if self._yields_datasets:  # others raise at their first dataset element
+            structure.to_numpy(structure.dummy_element(self.element_spec, 1))
         return (structure.to_numpy(e) for e in self._iterate())
 
     def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
@@ -340,6 +348,13 @@ class Dataset(SourceConstructors):
         from simdist.data import grouping
 
         return grouping.RebatchDataset(self, batch_size, drop_remainder)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None) -> Dataset:
+        """Windows of ``size`` elements every ``shift`` (default ``size``) elements, taking
+        every ``stride``-th; each window is a dataset (one per component of a structure)."""
+        from simdist.data.windowing import WindowDataset
+
+        return WindowDataset(self, size, shift, stride, drop_remainder)
 
     def get_single_element(self, name: str | None = None) -> Any:
         """The one element of a dataset that has exactly one.

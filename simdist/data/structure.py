@@ -7,6 +7,9 @@ Dicts are flattened in sorted key order and rebuilt with their own key order.
 
 The element's type is its ``element_spec``: the same structure with a ``TensorSpec`` per
 leaf. Users see elements as ``simdist`` Tensors placed on the host CPU.
+
+A leaf may also be a dataset (``Dataset.window``'s elements): it stays a dataset, its spec is
+a ``DatasetSpec``; it cannot be read as NumPy (as in TF) nor batched (TF can).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from simdist.core.device import canonical_name, current_device
 from simdist.core.shape import TensorShape
 from simdist.core.tensor import Tensor, make_tensor
 from simdist.core.tensor_spec import TensorSpec
+from simdist.data.dataset_spec import DatasetSpec
 
 __all__ = [
     "batch_spec",
@@ -63,9 +67,15 @@ def normalize(value: Any, what: str = "element") -> Any:
     return _leaf_array(value, what)
 
 
+def _is_dataset(value: Any) -> bool:
+    return getattr(type(value), "_is_dataset", False)
+
+
 def _leaf_array(value: Any, what: str) -> np.ndarray:
     if isinstance(value, Tensor):
         return value._value
+    if _is_dataset(value):
+        return value
     if hasattr(value, "_to_tensor"):
         return value._to_tensor(None)._value
     if value is None:
@@ -119,7 +129,13 @@ def pack(template: Any, leaves: list) -> Any:
 
 def spec_of(element: Any) -> Any:
     """The ``TensorSpec`` structure describing ``element``."""
-    return nest.map_structure(lambda a: TensorSpec(a.shape, dtypes.as_dtype(a.dtype)), element)
+
+    def leaf(a):
+        if _is_dataset(a):
+            return DatasetSpec(a.element_spec)
+        return TensorSpec(a.shape, dtypes.as_dtype(a.dtype))
+
+    return nest.map_structure(leaf, element)
 
 
 def host_device() -> str:
@@ -130,12 +146,28 @@ def host_device() -> str:
 def to_tensors(element: Any, device: str | None = None) -> Any:
     """Wrap each NumPy leaf as a Tensor on ``device`` (the host CPU by default)."""
     device = device or host_device()
-    return nest.map_structure(lambda a: make_tensor(a, device=device), element)
+    return nest.map_structure(
+        lambda a: a if _is_dataset(a) else make_tensor(a, device=device), element
+    )
 
 
 def to_numpy(element: Any) -> Any:
-    """Leaves as ``Tensor.numpy()`` gives them: NumPy scalars for rank 0, else copies."""
-    return nest.map_structure(lambda a: a[()] if a.ndim == 0 else a.copy(), element)
+    """Leaves as ``Tensor.numpy()`` gives them: NumPy scalars for rank 0, else copies.
+
+    Raises:
+        TypeError: a leaf is a dataset (``as_numpy_iterator`` of ``window``'s elements).
+    """
+
+    def leaf(a):
+        if _is_dataset(a):
+            raise TypeError(
+                "`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that "
+                "produce datasets (Dataset.window's elements): iterate each window, or "
+                "flat_map(lambda w: w.batch(size)) first."
+            )
+        return a[()] if a.ndim == 0 else a.copy()
+
+    return nest.map_structure(leaf, element)
 
 
 def batch_spec(spec: Any, size: int | None) -> Any:
@@ -171,7 +203,12 @@ def most_specific_spec(a: Any, b: Any, what: str = "dataset elements") -> Any:
     except (TypeError, ValueError) as exc:
         raise TypeError(f"Incompatible {what}:\n  {a}\nvs.\n  {b}") from exc
     flat_a, flat_b = nest.flatten(a), nest.flatten(b)
-    if any(x.dtype != y.dtype for x, y in zip(flat_a, flat_b, strict=True)):
+    if any(type(x) is not type(y) for x, y in zip(flat_a, flat_b, strict=True)):
+        raise TypeError(f"Incompatible {what} (a dataset and a tensor):\n  {a}\nvs.\n  {b}")
+    if any(
+        getattr(x, "dtype", None) != getattr(y, "dtype", None)
+        for x, y in zip(flat_a, flat_b, strict=True)
+    ):
         raise TypeError(f"Incompatible {what} (dtypes differ):\n  {a}\nvs.\n  {b}")
     return nest.map_structure(lambda x, y: x.most_specific_compatible_type(y), a, b)
 
@@ -181,6 +218,12 @@ def dummy_element(spec: Any, unknown_size: int, fill: int = 1) -> Any:
     bools: True); unknown dimensions take ``unknown_size``."""
 
     def make(s: TensorSpec) -> np.ndarray:
+        if isinstance(s, DatasetSpec):  # a window: one stand-in element
+            from simdist.data.windowing import ElementsDataset
+
+            return ElementsDataset(
+                [dummy_element(s.element_spec, unknown_size, fill)], s.element_spec
+            )
         shape = (
             () if s.shape.rank is None else tuple(unknown_size if d is None else d for d in s.shape)
         )
@@ -200,6 +243,11 @@ def stack_elements(elements: list) -> Any:
         InvalidArgumentError: two elements have different shapes in one component.
     """
     flats = [flatten(e) for e in elements]
+    if any(_is_dataset(leaf) for leaf in flats[0]):
+        raise TypeError(
+            "Batching datasets of datasets (Dataset.window's elements) is not supported by "
+            "simdist: batch inside each window instead, flat_map(lambda w: w.batch(size))."
+        )
     stacked = []
     for i, first in enumerate(flats[0]):
         column = [f[i] for f in flats]

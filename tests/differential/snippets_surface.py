@@ -371,6 +371,61 @@ SNIPPETS = [
         """,
     ),
     S(
+        "data.window",
+        """
+        D = tf.data.Dataset
+        def plain(t):
+            value = t.numpy()
+            return value.tolist() if hasattr(value, "tolist") else value
+        def windows(ds):
+            return [tf.nest.map_structure(lambda w: [plain(x) for x in w], e) for e in ds]
+        ds = D.range(7)
+        for size, shift, stride, drop in [(3, None, 1, False), (3, 2, 1, False), (3, 2, 1, True),
+                                          (3, 1, 2, False), (2, 3, 1, False), (3, 2, 2, True),
+                                          (8, 1, 1, True), (1, 1, 3, False), (4, 2, 3, False)]:
+            w = ds.window(size, shift, stride, drop)
+            key = f"{size}_{shift}_{stride}_{drop}"
+            observe("window_" + key, windows(w))
+            observe("cardinality_" + key, w.cardinality())
+        observe("spec", ds.window(3).element_spec)
+        observe("spec_class", type(ds.window(3).element_spec).__name__)
+        pairs = D.from_tensor_slices(({"a": [1, 2, 3, 4, 5]}, [5.0, 6.0, 7.0, 8.0, 9.0])).window(2)
+        observe("structure_spec", pairs.element_spec)
+        observe("structure", windows(pairs))
+        zipped = pairs.flat_map(lambda d, y: D.zip((d["a"].batch(2), y.batch(2))))
+        observe("zipped_spec", zipped.element_spec)
+        observe("zipped", [tf.nest.map_structure(plain, e) for e in zipped])
+        series = ds.window(4, 1, drop_remainder=True).flat_map(lambda w: w.batch(4))
+        observe("series", [plain(e) for e in series])
+        observe("series_spec", series.element_spec)
+        observe("series_cardinality", series.cardinality())
+        sums = ds.window(3, 1, drop_remainder=True).map(
+            lambda w: w.reduce(tf.constant(0, tf.int64), lambda a, b: a + b))
+        observe("sums", [plain(e) for e in sums])
+        observe("sums_spec", sums.element_spec)
+        observe("interleaved", [plain(e) for e in ds.window(3).interleave(lambda w: w, cycle_length=2)])
+        observe("filtered", [plain(e) for e in ds.window(2).filter(
+            lambda w: w.reduce(tf.constant(0, tf.int64), lambda a, b: a + b) > 4).flat_map(lambda w: w)])
+        observe("images", [e.shape.as_list() for e in D.from_tensor_slices(tf.zeros([6, 2, 3])).window(
+            4, 2, drop_remainder=True).flat_map(lambda w: w.batch(4))])
+        observe("infinite", D.range(5).repeat().window(2).cardinality())
+        observe("unknown", D.range(5).filter(lambda x: True).window(2).cardinality())
+        observe("empty", (D.range(0).window(2).cardinality(), windows(D.range(0).window(2))))
+        observe("size_0", lambda: ds.window(0))
+        observe("shift_0", lambda: ds.window(2, 0))
+        observe("stride_0", lambda: ds.window(2, 1, 0))
+        observe("numpy", lambda: ds.window(2).as_numpy_iterator())
+        observe("dataset_spec", tf.data.DatasetSpec.from_value(D.range(3)))
+        observe("dataset_spec_init", tf.data.DatasetSpec(tf.TensorSpec([2], tf.float32)))
+        """,
+        phrases={
+            "size_0": ("Window size must be greater than zero",),
+            "shift_0": ("Window shift must be greater than zero",),
+            "stride_0": ("Window stride must be greater than zero",),
+            "numpy": ("as_numpy_iterator()` is not supported",),
+        },
+    ),
+    S(
         "data.grouping_and_mixtures",
         """
         D = tf.data.Dataset
