@@ -23,6 +23,7 @@ from simdist.version import __version__ as __version__
 
 # name -> the module it is (imported on first access; then an ordinary attribute)
 _LAZY = {
+    "autograph": "simdist.autograph",
     "compat": "simdist.compat",
     "config": "simdist.config",
     "data": "simdist.data",

@@ -1,6 +1,8 @@
 """``tf.config``: execution settings and the simulated host's devices."""
 
 from simdist.config import experimental as experimental
+from simdist.config import optimizer as optimizer
+from simdist.config import threading as threading
 from simdist.config.soft_placement import get_soft_device_placement as get_soft_device_placement
 from simdist.config.soft_placement import set_soft_device_placement as set_soft_device_placement
 from simdist.core.function import functions_run_eagerly as experimental_functions_run_eagerly  # noqa: F401

@@ -371,6 +371,50 @@ SNIPPETS = [
         """,
     ),
     S(
+        "config.threading_optimizer_autograph",
+        """
+        t = tf.config.threading
+        tf.constant(0)  # the runtime has started (TF's has, in the harness's process)
+        observe("threads", (t.get_intra_op_parallelism_threads(), t.get_inter_op_parallelism_threads()))
+        observe("intra_after_start", lambda: t.set_intra_op_parallelism_threads(1))
+        observe("inter_after_start", lambda: t.set_inter_op_parallelism_threads(1))
+        observe("intra_float", lambda: t.set_intra_op_parallelism_threads(1.5))
+        o = tf.config.optimizer
+        observe("jit_default", o.get_jit())
+        o.set_jit(True)
+        observe("jit_on", o.get_jit())
+        o.set_jit("autoclustering")
+        observe("jit_named", o.get_jit())
+        o.set_jit(False)
+        observe("jit_off", o.get_jit())
+        observe("jit_unknown", lambda: o.set_jit("foo"))
+        o.set_jit(False)
+        observe("options_default", o.get_experimental_options())
+        o.set_experimental_options({"layout_optimizer": False})
+        observe("options", o.get_experimental_options())
+        o.set_experimental_options({"layout_optimizer": True})
+        a = tf.autograph
+        observe("do_not_convert", a.experimental.do_not_convert(lambda x: x + 1)(1))
+        @a.experimental.do_not_convert
+        def twice(x):
+            return x * 2
+        observe("decorated", (twice(3), twice.__name__))
+        observe("in_function", tf.function(a.experimental.do_not_convert(lambda x: x * 3))(tf.constant(2)))
+        observe("verbosity", a.set_verbosity(0))
+        observe("loop_options", a.experimental.set_loop_options(maximum_iterations=3))
+        observe("feature", a.experimental.Feature.ALL.name)
+        """,
+        phrases={
+            "intra_after_start": ("Intra op parallelism cannot be modified after initialization",),
+            "inter_after_start": ("Inter op parallelism cannot be modified after initialization",),
+            "intra_float": ("cannot be modified after initialization",),
+        },
+        differs={
+            "jit_unknown": "TF accepts any string for set_jit and ignores it; simdist raises "
+            "ValueError naming the values it takes",
+        },
+    ),
+    S(
         "data.window",
         """
         D = tf.data.Dataset
