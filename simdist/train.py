@@ -10,3 +10,6 @@ from simdist.checkpoint import list_variables as list_variables
 from simdist.checkpoint import load_checkpoint as load_checkpoint
 from simdist.checkpoint import load_variable as load_variable
 from simdist.distribute.cluster_resolver import ClusterSpec as ClusterSpec
+from simdist.distribute.moving_averages import (
+    ExponentialMovingAverage as ExponentialMovingAverage,
+)

@@ -11,6 +11,54 @@ MS = "        strategy = mirrored()\n"
 
 SNIPPETS = [
     S(
+        "train.exponential_moving_average",
+        """
+        w = tf.Variable([1.0, 2.0], name="w")
+        ema = tf.train.ExponentialMovingAverage(0.9)
+        ema.apply([w])
+        w.assign([3.0, 5.0])
+        ema.apply([w])
+        observe("average", ema.average(w))
+        observe("names", (ema.average(w).name, ema.average_name(w), ema.name))
+        observe("trainable", ema.average(w).trainable)
+        observe("none_yet", ema.average(tf.Variable(0.0)))
+        step = tf.Variable(0, dtype=tf.int64)
+        counted = tf.train.ExponentialMovingAverage(0.99, num_updates=step)
+        v = tf.Variable(1.0)
+        counted.apply([v])
+        v.assign(2.0)
+        step.assign(5)
+        counted.apply([v])
+        observe("num_updates", counted.average(v))
+        observe("name_before_apply", ema.average_name(v))
+        @tf.function
+        def in_function():
+            ema.apply([w])
+        in_function()
+        observe("in_function", ema.average(w))
+        observe("integer", lambda: ema.apply([tf.Variable(1, dtype=tf.int32)]))
+        strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
+        with strategy.scope():
+            m = tf.Variable([1.0, 1.0], name="m")
+            mirrored = tf.train.ExponentialMovingAverage(0.5)
+        def step_fn():
+            m.assign_add(tf.ones([2]))
+            mirrored.apply([m])
+        strategy.run(step_fn)
+        strategy.run(step_fn)
+        observe("mirrored_type", type(mirrored.average(m)).__name__)
+        observe("mirrored", strategy.experimental_local_results(mirrored.average(m)))
+        observe("mirrored_name", mirrored.average(m).name)
+        def per_replica_values():
+            ctx = tf.distribute.get_replica_context()
+            mirrored.apply([m])
+            return ctx.replica_id_in_sync_group
+        strategy.run(per_replica_values)
+        observe("mirrored_again", strategy.experimental_local_results(mirrored.average(m)))
+        """,
+        phrases={"integer": ("must be half, float, or double",)},
+    ),
+    S(
         "strategy.construction",
         """
         for name, make in [
