@@ -10,6 +10,8 @@ Setting ``model.stop_training = True`` in a hook ends training after the current
 
 from __future__ import annotations
 
+import inspect
+
 from simdist.keras.engine.progbar import Progbar
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger"]
@@ -131,8 +133,15 @@ class CallbackList:
 
 
 def _forwarder(hook: str):
-    def forward(self, *args) -> None:
-        self._call(hook, *args)
+    """``CallbackList.<hook>``: calls each callback's hook as Keras 2's list does, with the
+    logs always given and a dict (``{}`` for none), so ``LambdaCallback(on_train_batch_begin=
+    lambda batch, logs: ...)`` gets both arguments."""
+    leading = len(inspect.signature(getattr(Callback, hook)).parameters) - 2  # self, logs
+
+    def forward(self, *args, logs=None) -> None:
+        if len(args) > leading:
+            args, logs = args[:leading], args[leading]
+        self._call(hook, *args, {} if logs is None else logs)
 
     forward.__name__ = hook
     return forward

@@ -26,6 +26,7 @@ from simdist.core import nest
 from simdist.core.random import _default_state
 from simdist.core.tensor import Tensor
 from simdist.data.dataset import Dataset
+from simdist.keras.utils.dataset_creator import DatasetCreator
 from simdist.keras.utils.sequence import Sequence, sequence_dataset
 
 __all__ = ["DataHandler", "unpack", "shuffle_seed"]
@@ -120,7 +121,30 @@ class DataHandler:
         self._persistent = None
         self.seed = shuffle_seed() if seed is None else int(seed)
         self._distributed = _is_distributed_input(x)
-        if self._distributed:  # already distributed by the user (the MWMS API page's example)
+        if isinstance(x, DatasetCreator):
+            if steps is None:
+                raise ValueError(
+                    "When using a `tf.keras.utils.experimental.DatasetCreator`, "
+                    "`steps_per_epoch`, `validation_steps` or `steps` argument must be "
+                    "provided in `Model.fit`, `Model.evaluate`, or `Model.predict`."
+                )
+            if y is not None or batch_size is not None:
+                raise ValueError(
+                    "`y` and `batch_size` are not supported with a DatasetCreator: its "
+                    "dataset's elements must be (x, y) pairs, batched by the dataset function."
+                )
+            if strategy is None:
+                from simdist.distribute.distribute_lib import get_strategy
+
+                strategy = get_strategy()
+            x = strategy.distribute_datasets_from_function(x, options=x.input_options)
+            self._distributed = True
+            self._dataset = x
+            self._arrays = None
+            self.inferred_steps = steps
+            self._recreate = False  # one iterator across epochs, as Keras 2
+            self._shuffle = False
+        elif self._distributed:  # already distributed by the user (the MWMS API page's example)
             if y is not None or batch_size is not None:
                 raise ValueError(
                     "`y` and `batch_size` are not supported with a distributed dataset: its "
@@ -165,8 +189,10 @@ class DataHandler:
         else:
             if x is None:
                 raise ValueError("Expected input data `x`, got None.")
-            parts = [x] + ([y] if y is not None else []) + (
-                [sample_weight] if sample_weight is not None else []
+            parts = (
+                [x]
+                + ([y] if y is not None else [])
+                + ([sample_weight] if sample_weight is not None else [])
             )
             # Lists of arrays (several inputs/outputs) are structures, as Keras treats them
             # (a Dataset would read a list as one tensor).

@@ -16,6 +16,7 @@ from simdist.keras.object_registration import get_registered_object as get_regis
 from simdist.keras.object_registration import (
     register_keras_serializable as register_keras_serializable,
 )
+from simdist.keras.utils import experimental as experimental
 from simdist.keras.utils.numerical import normalize as normalize
 from simdist.keras.utils.numerical import to_categorical as to_categorical
 from simdist.keras.utils.random_seed import set_random_seed as set_random_seed
