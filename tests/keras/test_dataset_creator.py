@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
 import pytest
 
 import simdist as tf
@@ -87,3 +88,24 @@ def test_bad_dataset_creators_are_refused():
         model.fit(
             tf.keras.utils.experimental.DatasetCreator(lambda ctx: 3), steps_per_epoch=1, verbose=0
         )
+
+
+def test_under_parameter_server_strategy_each_worker_builds_its_pipeline_as_in_tf():
+    from simdist.distribute.cluster_resolver import ClusterSpec, SimpleClusterResolver
+
+    spec = ClusterSpec({"chief": ["c:1"], "worker": ["w0:1", "w1:1"], "ps": ["p0:1"]})
+    strategy = tf.distribute.experimental.ParameterServerStrategy(SimpleClusterResolver(spec))
+    contexts = []
+
+    def dataset_fn(ctx):
+        contexts.append((ctx.num_input_pipelines, ctx.input_pipeline_id))
+        x = np.ones((16, 2), "float32")
+        return tf.data.Dataset.from_tensor_slices((x, x[:, :1])).repeat().batch(4)
+
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+    creator = tf.keras.utils.experimental.DatasetCreator(dataset_fn)
+    history = model.fit(creator, epochs=2, steps_per_epoch=4, verbose=0)
+    assert contexts == [(1, 0), (1, 0)]  # one pipeline per worker, id 0 of 1 (TF's context)
+    assert len(history.history["loss"]) == 2

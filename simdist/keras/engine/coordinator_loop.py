@@ -31,7 +31,9 @@ def fit_with_coordinator(
         UnimplementedError: ``validation_data`` (not supported with this strategy here).
     """
     from simdist.distribute.coordinator import ClusterCoordinator
+    from simdist.distribute.input_context import InputContext
     from simdist.keras.engine.train_step import _logs, _run_step, reset_metrics
+    from simdist.keras.utils.dataset_creator import DatasetCreator
 
     strategy = model.distribute_strategy
     if steps_per_epoch is None:
@@ -52,6 +54,14 @@ def fit_with_coordinator(
             "evaluate with model.evaluate on a model restored without the strategy."
         )
     coordinator = strategy._cluster_coordinator or ClusterCoordinator(strategy)
+    if isinstance(x, DatasetCreator):  # as TF: one input pipeline per worker, id 0 of 1
+        creator = x
+        context = InputContext(
+            num_input_pipelines=1,
+            input_pipeline_id=0,
+            num_replicas_in_sync=strategy.num_replicas_in_sync,
+        )
+        x = lambda: creator(context)  # noqa: E731 - the coordinator calls it once per worker
     iterator = iter(coordinator.create_per_worker_dataset(x))
 
     @function
