@@ -29,7 +29,10 @@ def is_tensor(x) -> bool:
 
 
 def _check_convertible(value, raw: np.ndarray, dtype: dtypes.DType) -> None:
-    """TF converts ints to floats, but never floats to ints nor numbers to/from bool."""
+    """TF converts ints to floats, but never floats to ints nor numbers to/from bool; an
+    empty Python list has no items to refuse (``tf.constant([], tf.int64)``)."""
+    if raw.size == 0 and isinstance(value, (list, tuple)):
+        return
     kind = raw.dtype.kind
     refused = (
         (kind == "f" and (dtype.is_integer or dtype.is_bool))

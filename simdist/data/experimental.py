@@ -1,6 +1,7 @@
 """``tf.data.experimental``: sharding policies, option groups, cardinality, and the
 transformation functions for ``Dataset.apply`` that TF keeps here."""
 
+from simdist.data.csv_dataset import CsvDataset as CsvDataset
 from simdist.data.dataset import INFINITE as INFINITE_CARDINALITY
 from simdist.data.dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from simdist.data.dataset import Dataset as _Dataset

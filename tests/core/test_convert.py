@@ -101,3 +101,12 @@ def test_lists_of_tensors_pack():
     assert t.dtype == tf.float32 and t.numpy().tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(TypeError, match="Cannot convert a list containing a tensor of dtype"):
         tf.convert_to_tensor([tf.constant(1.0), tf.constant(1)])
+
+
+def test_an_empty_python_list_converts_to_any_dtype():
+    import simdist as tf
+
+    for dtype in (tf.int64, tf.int8, tf.bool, tf.float32):
+        t = tf.constant([], dtype)
+        assert t.dtype == dtype and t.shape == (0,)
+    assert tf.constant([[]], tf.int32).shape == (1, 0)

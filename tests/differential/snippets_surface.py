@@ -415,6 +415,93 @@ SNIPPETS = [
         },
     ),
     S(
+        "io.csv",
+        """
+        import os, tempfile
+        def cols(ts):
+            return [(t.dtype.name, t.numpy().tolist()) for t in ts]
+        D = tf.io.decode_csv
+        observe("basic", cols(D(["1,2.5,a", "3,,b"], [[0], [0.0], [""]])))
+        observe("required", cols(D([["1,2", "3,4"]], [tf.constant([], tf.int64), [7.0]])))
+        observe("scalar", cols(D(tf.constant("4,5"), [[1], [2]])))
+        observe("quoted", cols(D(['"a,b",c', '"x""y",z', '"",'], [[""], [""]])))
+        observe("delim", cols(D(["1|2"], [[0], [0]], field_delim="|")))
+        observe("na", cols(D(["NA,2", "x,NA"], [["d"], [5]], na_value="NA")))
+        observe("select", cols(D(["1,2,3"], [[0], [0]], select_cols=[0, 2])))
+        observe("numbers", cols(D(["  3 ,4,1e3,inf,-0,+5,1."], [[0], [0.0], [0.0], [0.0], [0.0], [0], [0.0]])))
+        observe("int64", cols(D(["9999999999"], [tf.constant([0], tf.int64)])))
+        observe("float64", cols(D(["0.1"], [tf.constant(0.0, tf.float64)])))
+        observe("missing", lambda: D(["1,"], [tf.constant([], tf.int32), tf.constant([], tf.int32)]))
+        observe("too_many", lambda: D(["1,2,3"], [[0], [0]]))
+        observe("too_few", lambda: D(["1"], [[0], [0]]))
+        observe("not_int", lambda: D(["x,2"], [[0], [0]]))
+        observe("float_in_int", lambda: D(["1.5,2"], [[0], [0]]))
+        observe("int32_range", lambda: D(["2147483648"], [[0]]))
+        observe("hex", lambda: D(["0x10"], [[0]]))
+        observe("bad_quote", lambda: D(['"a"b,c'], [[""], [""]]))
+        observe("open_quote", lambda: D(['"abc'], [[""]]))
+        observe("quote_inside", lambda: D(['a"b,c'], [[""], [""]]))
+        observe("newline", lambda: D(["1,2\\n"], [[0], [0]]))
+        observe("no_quotes", lambda: D(['"a,b",c'], [[""], [""]], use_quote_delim=False))
+        observe("empty", lambda: D([""], [[1], [2]]))
+        observe("bool", lambda: D(["a"], [[True]]))
+        observe("rank2_default", lambda: D(["1"], [[[0]]]))
+        observe("two_defaults", lambda: D(["1"], [[0, 1]]))
+        observe("long_delim", lambda: D(["1,2"], [[1], [2]], field_delim=",,"))
+        observe("select_order", lambda: D(["1,2,3"], [[0], [0]], select_cols=[2, 0]))
+        observe("select_count", lambda: D(["1,2,3"], [[0]], select_cols=[0, 2]))
+        observe("select_negative", lambda: D(["1,2"], [[0], [0]], select_cols=[-1, 0]))
+        tmp = tempfile.mkdtemp()
+        path = os.path.join(tmp, "t.csv")
+        with open(path, "w") as f:
+            f.write('a,b,c\\n1,2.5,x\\n3,,y\\n5,6,"q,r"\\n7,8,"line\\nbreak"\\r\\n')
+        C = tf.data.experimental.CsvDataset
+        def rows(ds):
+            return [tuple(v.numpy().tolist() if hasattr(v.numpy(), "tolist") else v.numpy() for v in e) for e in ds]
+        full = C(path, [[0], [0.0], [""]], header=True)
+        observe("dataset", rows(full))
+        observe("dataset_spec", full.element_spec)
+        observe("dataset_cardinality", full.cardinality())
+        observe("dataset_select", rows(C(path, [[0], [""]], header=True, select_cols=[0, 2])))
+        observe("dataset_exclude", rows(C(path, [[0], [0.0]], header=True, exclude_cols=[2])))
+        observe("dataset_two_files", rows(C([path, path], [[0], [0.0], [""]], header=True)))
+        observe("dataset_required", lambda: rows(C(path, [[0], tf.constant([], tf.float32), [""]], header=True)))
+        observe("dataset_header_as_data", lambda: rows(C(path, [[0], [0.0], [""]])))
+        observe("dataset_few_columns", lambda: rows(C(path, [[0], [0.0]], header=True)))
+        observe("dataset_both", lambda: C(path, [[0]], select_cols=[0], exclude_cols=[1]))
+        observe("dataset_missing_file", lambda: rows(C(os.path.join(tmp, "none.csv"), [[0]])))
+        observe("dataset_in_map", rows(tf.data.TextLineDataset(path).skip(1).take(2).map(
+            lambda line: tuple(D(line, [[0], [0.0], [""]])))))
+        """,
+        phrases={
+            "missing": ("Field 1 is required but missing in record 0",),
+            "too_many": ("Expect 2 fields but have 3 in record 0",),
+            "too_few": ("Expect 2 fields but have 1 in record 0",),
+            "not_int": ("Field 0 in record 0 is not a valid int32: x",),
+            "float_in_int": ("is not a valid int32: 1.5",),
+            "int32_range": ("is not a valid int32: 2147483648",),
+            "hex": ("is not a valid int32: 0x10",),
+            "bad_quote": ("Quote inside a string has to be escaped by another quote",),
+            "open_quote": ("Quoted field has to end with quote followed by delim or end",),
+            "quote_inside": ("Unquoted fields cannot have quotes/CRLFs inside",),
+            "newline": ("Unquoted fields cannot have quotes/CRLFs inside",),
+            "no_quotes": ("Expect 2 fields but have 3 in record 0",),
+            "empty": ("Expect 2 fields but have 0 in record 0",),
+            "bool": ("is not in the list of allowed values",),
+            "rank2_default": ("Each record default should be at most rank 1",),
+            "two_defaults": ("There should only be 1 default per field but field 0 has 2",),
+            "long_delim": ("field_delim should be only 1 char",),
+            "select_order": ("select_cols is not strictly increasing",),
+            "select_count": ("Length of select_cols and record_defaults do not match",),
+            "select_negative": ("select_cols contains negative values",),
+            "dataset_header_as_data": ("Field 0 in record is not a valid int32: a",),
+            "dataset_few_columns": ("Expect 2 fields but have more in record",),
+            "dataset_both": ("Either select_cols or exclude_cols should be empty",),
+            "dataset_required": ("Field 1 is required but missing in record",),
+            "dataset_missing_file": ("No such file or directory",),
+        },
+    ),
+    S(
         "data.window",
         """
         D = tf.data.Dataset
