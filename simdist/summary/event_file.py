@@ -5,10 +5,11 @@ An event file is a sequence of TFRecord records::
     uint64 length (little-endian) | uint32 masked_crc32c(length bytes)
     | data (length bytes)         | uint32 masked_crc32c(data)
 
-where ``masked_crc32c(b) = ((crc >> 15) | (crc << 17)) + 0xa282ead8`` (mod 2**32) of the
-CRC-32C (Castagnoli) of ``b``. Each record's data is a serialized ``tensorflow.Event``
-protocol buffer; this module encodes the few messages it needs by hand (field numbers from
-tensorflow/core/util/event.proto, core/framework/summary.proto, tensor.proto):
+with the framing and the masked CRC-32C that TFRecord files use (one implementation for
+both: ``simdist.data.record_framing``, ``simdist.data.crc32c``). Each record's data is a
+serialized ``tensorflow.Event`` protocol buffer; this module encodes the few messages it
+needs by hand (field numbers from tensorflow/core/util/event.proto,
+core/framework/summary.proto, tensor.proto):
 
 * ``Event``: wall_time = 1 (double), step = 2 (int64), file_version = 3 (string),
   summary = 5 (Summary), source_metadata = 10 (SourceMetadata: writer = 1);
@@ -32,56 +33,19 @@ import time
 
 import numpy as np
 
+from simdist.data.crc32c import crc32c, masked_crc32c
+from simdist.data.record_framing import frame as tfrecord
+
 __all__ = [
     "EventFileWriter",
     "masked_crc32c",
     "crc32c",
+    "tfrecord",
     "encode_event",
     "tensor_proto",
     "summary_metadata",
     "summary_value",
 ]
-
-# --- CRC-32C ----------------------------------------------------------------------------
-
-
-def _crc_table() -> list[int]:
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
-
-
-_TABLE = _crc_table()
-
-
-def crc32c(data: bytes) -> int:
-    """CRC-32C (Castagnoli polynomial, reflected), as TFRecord uses it."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc = _TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc32c(data: bytes) -> int:
-    """TFRecord's masked CRC: rotate right by 15 bits, add ``0xa282ead8``."""
-    crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def tfrecord(data: bytes) -> bytes:
-    """``data`` framed as one TFRecord record."""
-    length = struct.pack("<Q", len(data))
-    return (
-        length
-        + struct.pack("<I", masked_crc32c(length))
-        + data
-        + struct.pack("<I", masked_crc32c(data))
-    )
-
 
 # --- protocol-buffer encoding -------------------------------------------------------------
 
