@@ -10,6 +10,7 @@ from simdist.data.dataset import INFINITE as INFINITE_CARDINALITY
 from simdist.data.dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from simdist.data.dataset import Dataset as Dataset
 from simdist.data.files import TextLineDataset as TextLineDataset
+from simdist.data.tfrecord import TFRecordDataset as TFRecordDataset
 from simdist.data.iterator import Iterator as Iterator
 from simdist.data.options import AUTOTUNE as AUTOTUNE
 from simdist.data.options import Options as Options
@@ -22,6 +23,7 @@ __all__ = [
     "Dataset",
     "Iterator",
     "Options",
+    "TFRecordDataset",
     "TextLineDataset",
     "ThreadingOptions",
     "experimental",

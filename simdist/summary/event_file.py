@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from simdist.data import tensor_io
 from simdist.data.crc32c import crc32c, masked_crc32c
 from simdist.data.record_framing import frame as tfrecord
 
@@ -75,31 +76,18 @@ def _varint_field(field: int, value: int) -> bytes:
     return _key(field, 0) + _varint(value) if value else b""
 
 
-_DTYPES = {  # numpy dtype -> tensorflow.DataType enum value
-    np.dtype(np.float32): 1,
-    np.dtype(np.float64): 2,
-    np.dtype(np.int32): 3,
-    np.dtype(np.int64): 9,
-    np.dtype(np.bool_): 10,
-    np.dtype(np.float16): 19,
-}
-DT_STRING = 7
-
-
 def tensor_proto(value) -> bytes:
-    """A serialized ``TensorProto`` for a NumPy array (numbers) or a string array."""
+    """A serialized ``TensorProto`` for a NumPy array (numbers) or a string array, as
+    ``tf.io.serialize_tensor`` writes it (``simdist.data.tensor_io``).
+
+    Raises:
+        TypeError: a dtype a TensorProto here cannot hold.
+    """
     array = np.asarray(value)
-    shape = b"".join(_bytes_field(2, _varint_field(1, int(d)) or b"") for d in array.shape)
-    if array.dtype.kind in "USO":
-        strings = [str(s).encode("utf-8") for s in array.reshape(-1)]
-        body = _varint_field(1, DT_STRING) + _bytes_field(2, shape)
-        return body + b"".join(_bytes_field(8, s) for s in strings)
-    dtype = _DTYPES.get(array.dtype)
-    if dtype is None:
-        raise TypeError(f"Cannot write a tensor of dtype {array.dtype} to a summary.")
-    content = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
-    body = _varint_field(1, dtype) + _bytes_field(2, shape)
-    return body + (_bytes_field(4, content) if content else b"")
+    try:
+        return tensor_io.tensor_proto(array)
+    except TypeError:
+        raise TypeError(f"Cannot write a tensor of dtype {array.dtype} to a summary.") from None
 
 
 def summary_metadata(
