@@ -14,26 +14,24 @@ Kinds: ``"bytes"``, ``"float"``, ``"int64"`` (repeated scalars; numbers packed o
 Serialization follows protobuf's: fields in number order, a set sub-message written even when
 empty, each map entry with its key and its value, unknown fields (kept from a parse) last.
 Map entries are written, and printed, in the order of protobuf's ``deterministic=True``
-(:func:`map_order`): protobuf's default order is its hash table's, which changes from process
-to process; iterating a map gives its insertion order.
+(:func:`simdist.data.repeated.map_order`): protobuf's default order is its hash table's,
+which changes from process to process; iterating a map gives its insertion order. The text
+format is :mod:`simdist.data.protobuf_text`.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
-import numpy as np
-
 from simdist import errors
 from simdist.data import protobuf_wire as wire
+from simdist.data import protobuf_text
 from simdist.data.repeated import (
     MessageMapContainer,
     RepeatedCompositeContainer,
     RepeatedScalarContainer,
-    text_bytes,
-    text_string,
+    map_order,
 )
 
 __all__ = ["DecodeError", "Field", "Message"]
@@ -325,38 +323,9 @@ class Message:
         return self.__copy__()
 
     def __str__(self) -> str:
-        return "".join(self._text(0))
+        return protobuf_text.message_text(self)
 
     __repr__ = __str__
-
-    def _text(self, depth: int) -> list[str]:
-        pad = "  " * depth
-        lines = []
-        for field, value in self.ListFields():
-            if field.kind == "bytes":
-                lines += [f'{pad}{field.name}: "{text_bytes(v)}"\n' for v in value]
-            elif field.kind == "float":
-                lines += [f"{pad}{field.name}: {_text_float(v)}\n" for v in value]
-            elif field.kind == "int64":
-                lines += [f"{pad}{field.name}: {v}\n" for v in value]
-            elif field.kind == "message":
-                lines += [f"{pad}{field.name} {{\n", *value._text(depth + 1), f"{pad}}}\n"]
-            elif field.kind == "messages":
-                for item in value:
-                    lines += [f"{pad}{field.name} {{\n", *item._text(depth + 1), f"{pad}}}\n"]
-            else:
-                inner = "  " * (depth + 1)
-                for key_ in map_order(value):
-                    lines += [
-                        f"{pad}{field.name} {{\n",
-                        f'{inner}key: "{text_string(key_)}"\n',
-                        f"{inner}value {{\n",
-                        *value[key_]._text(depth + 2),
-                        f"{inner}}}\n",
-                        f"{pad}}}\n",
-                    ]
-        return lines
-
 
 class DecodeError(Exception):
     """A message could not be parsed (protobuf's ``google.protobuf.message.DecodeError``)."""
@@ -393,34 +362,6 @@ def _map_entry(field: Field, data: memoryview) -> tuple[str, memoryview]:
 
 def _wrong_wire_entry(field: Field) -> errors.DataLossError:
     return errors.DataLossError(f"a map entry of {field.name} is malformed")
-
-
-def _text_float(value: float) -> str:
-    """protobuf's text format of a float field (upb's): ``%.6g`` when it reads back as the
-    same float32, else ``%.9g``."""
-    if value != value:
-        return "nan"
-    short = "%.6g" % value
-    if np.float32(float(short)) == np.float32(value):
-        return short
-    return "%.9g" % value
-
-
-def _compare_keys(a: bytes, b: bytes) -> int:
-    common = min(len(a), len(b))
-    if a[:common] != b[:common]:
-        return -1 if a[:common] < b[:common] else 1
-    return (len(a) < len(b)) - (len(a) > len(b))  # a prefix comes after the longer key
-
-
-_KEY_ORDER = functools.cmp_to_key(_compare_keys)
-
-
-def map_order(entries) -> list[str]:
-    """A map's keys in the order protobuf's ``deterministic=True`` writes them (upb's sort):
-    by their UTF-8 bytes, except that a key comes after the longer keys it is a prefix of
-    (``"k10"``, ``"k1"``; ``""`` last)."""
-    return sorted(entries, key=lambda k: _KEY_ORDER(k.encode("utf-8")))
 
 
 def _field_bytes(number: int, wire_type: int, value: Any) -> bytes:

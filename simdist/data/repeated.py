@@ -10,6 +10,7 @@ that a sub-message counts as set once something in it is.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -20,6 +21,7 @@ __all__ = [
     "MessageMapContainer",
     "RepeatedCompositeContainer",
     "RepeatedScalarContainer",
+    "map_order",
     "text_bytes",
     "text_string",
 ]
@@ -254,6 +256,23 @@ class MessageMapContainer:
 
     def __repr__(self) -> str:
         return repr(self._items)
+
+
+def _compare_keys(a: bytes, b: bytes) -> int:
+    common = min(len(a), len(b))
+    if a[:common] != b[:common]:
+        return -1 if a[:common] < b[:common] else 1
+    return (len(a) < len(b)) - (len(a) > len(b))  # a prefix comes after the longer key
+
+
+_KEY_ORDER = functools.cmp_to_key(_compare_keys)
+
+
+def map_order(entries) -> list[str]:
+    """A map's keys in the order protobuf's ``deterministic=True`` writes them (upb's sort):
+    by their UTF-8 bytes, except that a key comes after the longer keys it is a prefix of
+    (``"k10"``, ``"k1"``; ``""`` last)."""
+    return sorted(entries, key=lambda k: _KEY_ORDER(k.encode("utf-8")))
 
 
 _ESCAPES = {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x22: '\\"', 0x27: "\\'", 0x5C: "\\\\"}

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simdist as tf
-from simdist.data.protobuf_message import DecodeError, map_order
+from simdist.data.protobuf_message import DecodeError
+from simdist.data.repeated import map_order
 
 T = tf.train
 
