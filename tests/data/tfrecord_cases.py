@@ -335,3 +335,67 @@ def case(tf, np, root, side):
                     if g[0] == "ok" else g[:2] for g in got]
     return out
 '''
+
+CASES["write_random_examples"] = r'''
+def case(tf, np, root, side):
+    """200 random Examples (the same draws on both sides): bytes, and every feature parsed
+    back as a VarLenFeature of its kind."""
+    T = tf.train
+    rng = np.random.default_rng(2024)
+    kinds = ("int64", "float", "bytes", "none")
+    out = {"bytes": [], "parsed": []}
+    for _ in range(200):
+        feature = {}
+        specs = {}
+        for k in range(int(rng.integers(0, 6))):
+            key = "".join(chr(c) for c in rng.integers(97, 100, int(rng.integers(0, 4)))) + str(k)
+            kind = kinds[int(rng.integers(0, 4))]
+            n = int(rng.integers(0, 5))
+            if kind == "int64":
+                values = [int(v) for v in rng.integers(-2**62, 2**62, n)]
+                feature[key] = T.Feature(int64_list=T.Int64List(value=values))
+                specs[key] = tf.io.VarLenFeature(tf.int64)
+            elif kind == "float":
+                values = [float(v) for v in rng.standard_normal(n).astype(np.float32)]
+                feature[key] = T.Feature(float_list=T.FloatList(value=values))
+                specs[key] = tf.io.VarLenFeature(tf.float32)
+            elif kind == "bytes":
+                values = [bytes(rng.integers(0, 256, int(rng.integers(0, 6)), dtype=np.uint8)) for _ in range(n)]
+                feature[key] = T.Feature(bytes_list=T.BytesList(value=values))
+                specs[key] = tf.io.VarLenFeature(tf.string)
+            else:
+                feature[key] = T.Feature()
+                specs[key] = tf.io.VarLenFeature(tf.int64)
+        example = T.Example(features=T.Features(feature=feature))
+        data = example.SerializeToString(deterministic=True)
+        out["bytes"].append(data.hex())
+        assert T.Example.FromString(data) == example
+        if specs:
+            out["parsed"].append(arrays(tf.io.parse_single_example(data, specs)))
+    return out
+'''
+
+CASES["write_sparse_dataset"] = r'''
+def case(tf, np, root, side):
+    """A VarLenFeature parsed in Dataset.map: its element_spec, batched, made dense."""
+    T = tf.train
+    def ex(v):
+        return T.Example(features=T.Features(feature={
+            "v": T.Feature(int64_list=T.Int64List(value=v)),
+            "y": T.Feature(int64_list=T.Int64List(value=[len(v)]))})).SerializeToString()
+    spec = {"v": tf.io.VarLenFeature(tf.int64), "y": tf.io.FixedLenFeature([], tf.int64)}
+    ds = tf.data.Dataset.from_tensor_slices([ex([1, 2]), ex([]), ex([3, 4, 5])])
+    parsed = ds.map(lambda s: tf.io.parse_single_example(s, spec))
+    batched = parsed.batch(2)
+    dense = parsed.map(lambda e: tf.sparse.to_dense(e["v"]))
+    return {
+        "spec": str(parsed.element_spec),
+        "batched spec": str(batched.element_spec),
+        "elements": [arrays(e) for e in parsed],
+        "batches": [arrays(b) for b in batched],
+        "dense": [array(d) for d in dense],
+        "dense spec": str(dense.element_spec),
+        "to_dense batch": [array(tf.sparse.to_dense(b["v"], default_value=-1)) for b in batched],
+        "from_dense": array(tf.sparse.from_dense(tf.constant([[0, 5], [6, 0]]))),
+    }
+'''
