@@ -19,6 +19,8 @@ from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
 from simdist.core.ops.nn_ops import sigmoid as sigmoid
 from simdist.core.ops.nn_ops import tanh as tanh
+from simdist.core.sparse import SparseTensor as SparseTensor
+from simdist.core.sparse import SparseTensorSpec as SparseTensorSpec
 from simdist.version import __version__ as __version__
 
 # name -> the module it is (imported on first access; then an ordinary attribute)
@@ -38,6 +40,7 @@ _LAZY = {
     "random": "simdist.random",
     "saved_model": "simdist.saved_model",
     "sim": "simdist.sim",
+    "sparse": "simdist.sparse",
     "summary": "simdist.summary",
     "tpu": "simdist.tpu",
     "train": "simdist.train",

@@ -71,7 +71,9 @@ def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DTy
             raw = np.array(value)
         except ValueError:
             raw = np.empty(0, dtype=object)  # numpy refuses ragged lists
-        if raw.dtype.kind == "O":
+        if raw.dtype.kind in "SU":  # NumPy's fixed-width strings drop trailing NUL bytes
+            raw = _string_array(value, raw.shape)
+        elif raw.dtype.kind == "O":
             raise ValueError(
                 f"Can't convert non-rectangular Python sequence to Tensor: {value!r}; every "
                 "row of a nested list must have the same length (and the same kind of items)."
@@ -91,6 +93,24 @@ def _to_array(value, dtype: dtypes.DType | None) -> tuple[np.ndarray, dtypes.DTy
         return _as_bytes(raw), dtype
     _check_convertible(value, raw, dtype)
     return raw.astype(dtype.as_numpy_dtype), dtype
+
+
+def _string_array(value, shape: tuple) -> np.ndarray:
+    """A (nested) list of str/bytes as an object array of ``shape``, each item kept whole."""
+    out = np.empty(shape, dtype=object)
+    if not shape:
+        out[()] = value
+        return out
+    flat = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        else:
+            flat.append(item)
+    out.reshape(-1)[:] = flat
+    return out
 
 
 def _check_object_array(raw: np.ndarray) -> None:

@@ -15,6 +15,7 @@ from simdist.data.iterator import Iterator as Iterator
 from simdist.data.options import AUTOTUNE as AUTOTUNE
 from simdist.data.options import Options as Options
 from simdist.data.options import ThreadingOptions as ThreadingOptions
+from simdist.data.tfrecord import TFRecordDataset as TFRecordDataset
 
 __all__ = [
     "AUTOTUNE",
@@ -24,6 +25,7 @@ __all__ = [
     "DatasetSpec",
     "Iterator",
     "Options",
+    "TFRecordDataset",
     "TextLineDataset",
     "ThreadingOptions",
     "experimental",

@@ -17,7 +17,7 @@ import numpy as np
 from simdist import errors
 from simdist.core.ops import csv_ops
 from simdist.core.tensor_spec import TensorSpec
-from simdist.data.files import TextLineDataset
+from simdist.data.files import TextLineDataset, read_file
 
 __all__ = ["CsvDataset"]
 
@@ -105,7 +105,8 @@ class CsvDataset(TextLineDataset):
 
     def _iterate(self):
         for name in self._input_datasets[0]._iterate():
-            records = _records(self._read(name.item().decode("utf-8")), self._quoted)
+            data = read_file(name.item().decode("utf-8"), self._compression)
+            records = _records(data, self._quoted)
             if self._header:
                 next(records, None)
             for record in records:

@@ -14,7 +14,7 @@ the sorted order.
 from __future__ import annotations
 
 import glob
-import gzip
+import re
 import zlib
 from typing import Any
 
@@ -22,12 +22,13 @@ import numpy as np
 
 from simdist import errors
 from simdist.core import dtypes
+from simdist.core.convert import convert_to_tensor
 from simdist.core.tensor import Tensor
 from simdist.core.tensor_spec import TensorSpec
 from simdist.data.dataset import UNKNOWN, Dataset
 from simdist.data.sources import TensorSliceDataset
 
-__all__ = ["TextLineDataset", "list_files"]
+__all__ = ["TextLineDataset", "compression_kind", "list_files", "names_dataset", "read_file"]
 
 
 def _as_names(value: Any, what: str) -> list[str]:
@@ -45,6 +46,88 @@ def _as_names(value: Any, what: str) -> list[str]:
             raise TypeError(f"{what} must be strings, got {item!r} ({type(item).__name__}).")
         names.append(item)
     return names
+
+
+def names_dataset(filenames) -> Dataset:
+    """The dataset of file names a reader reads: ``filenames`` itself when it is a dataset
+    of scalar strings, else the names of a str, bytes, (nested) list or string tensor, in
+    order (flattened, as TF does).
+
+    Raises:
+        TypeError: ``filenames`` is not strings (or a dataset of other elements).
+    """
+    if isinstance(filenames, Dataset):
+        spec = filenames.element_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype != dtypes.string:
+            got = f"`tf.{spec.dtype.name}`" if isinstance(spec, TensorSpec) else str(spec)
+            raise TypeError(
+                "The `filenames` argument must contain `tf.string` elements. Got a dataset of "
+                f"{got} elements."
+            )
+        if spec.shape.rank not in (0, None):
+            raise TypeError(
+                "The `filenames` argument must contain `tf.string` elements of shape [] "
+                f"(i.e. scalars). Got a dataset of element shape {spec.shape}."
+            )
+        return filenames
+    value = filenames.numpy() if isinstance(filenames, Tensor) else filenames
+    flat = np.asarray(value, dtype=object).reshape(-1).tolist()
+    if not all(isinstance(v, (str, bytes)) for v in flat):
+        kind = convert_to_tensor(value).dtype.name if flat else "float32"
+        raise TypeError(
+            "The `filenames` argument must contain `tf.string` elements. Got "
+            f"`tf.{kind}` elements."
+        )
+    names = [v.encode("utf-8") if isinstance(v, str) else v for v in flat]
+    array = np.empty(len(names), dtype=object)
+    array[:] = names
+    return TensorSliceDataset(array)
+
+
+def compression_kind(compression_type: str | None) -> str:
+    """``""``, ``"GZIP"`` or ``"ZLIB"`` for a reader's ``compression_type``.
+
+    Raises:
+        InvalidArgumentError: another compression type.
+    """
+    kind = (compression_type or "").upper()
+    if kind not in ("", "GZIP", "ZLIB"):
+        raise errors.InvalidArgumentError(
+            f"Unsupported compression_type: {compression_type!r}. Use None, '', 'GZIP' or "
+            "'ZLIB'."
+        )
+    return kind
+
+
+def read_file(path: str, compression: str = "") -> bytes:
+    """A whole file's bytes, decompressed (``compression`` from :func:`compression_kind`).
+
+    Raises:
+        NotFoundError: no such file.
+        DataLossError: the file is not a valid GZIP or ZLIB stream (TF's message).
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise errors.NotFoundError(f"{path}; No such file or directory") from None
+    if not compression:
+        return data
+    window = 31 if compression == "GZIP" else 15
+    out = []
+    rest = data
+    try:
+        while rest:  # a GZIP file may hold several members, one after another
+            stream = zlib.decompressobj(window)
+            out.append(stream.decompress(rest))
+            if not stream.eof:
+                raise errors.DataLossError(f"{path}: the compressed stream is cut short")
+            rest = stream.unused_data if compression == "GZIP" else b""
+    except zlib.error as exc:
+        found = re.match(r"Error (-?\d+) while decompressing data: (.*)", str(exc))
+        code, reason = found.groups() if found else ("?", str(exc))
+        raise errors.DataLossError(f"inflate() failed with error {code}: {reason}") from None
+    return b"".join(out)
 
 
 def list_files(file_pattern, shuffle=None, seed=None) -> Dataset:
@@ -101,27 +184,8 @@ class TextLineDataset(Dataset):
         num_parallel_reads=None,
         name: str | None = None,
     ) -> None:
-        if isinstance(filenames, Dataset):
-            spec = filenames.element_spec
-            if not isinstance(spec, TensorSpec) or spec.dtype != dtypes.string:
-                raise TypeError(
-                    f"`filenames` must be a dataset of scalar tf.string elements, got one "
-                    f"with element_spec {spec}."
-                )
-            names_dataset = filenames
-        else:
-            names = _as_names(filenames, "`filenames`")
-            names_dataset = TensorSliceDataset(
-                np.array([n.encode("utf-8") for n in names], dtype=object).reshape(len(names))
-            )
-        super().__init__((names_dataset,))
-        kind = (compression_type or "").upper()
-        if kind not in ("", "GZIP", "ZLIB"):
-            raise errors.InvalidArgumentError(
-                f"Unsupported compression_type: {compression_type!r}. Use None, '', 'GZIP' or "
-                "'ZLIB'."
-            )
-        self._compression = kind
+        super().__init__((names_dataset(filenames),))
+        self._compression = compression_kind(compression_type)
 
     def _file_names(self) -> list[str]:
         """The files this reader will read, in order (iterates the name dataset)."""
@@ -133,27 +197,9 @@ class TextLineDataset(Dataset):
     def _cardinality(self) -> int:
         return UNKNOWN
 
-    def _read(self, path: str) -> bytes:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise errors.NotFoundError(f"{path}; No such file or directory") from None
-        if self._compression == "GZIP":
-            try:
-                return gzip.decompress(data)
-            except OSError as exc:
-                raise errors.DataLossError(f"{path}: not a valid GZIP file ({exc}).") from None
-        if self._compression == "ZLIB":
-            try:
-                return zlib.decompress(data)
-            except zlib.error as exc:
-                raise errors.DataLossError(f"{path}: not a valid ZLIB stream ({exc}).") from None
-        return data
-
     def _iterate(self):
         for name in self._input_datasets[0]._iterate():
-            lines = self._read(name.item().decode("utf-8")).split(b"\n")
+            lines = read_file(name.item().decode("utf-8"), self._compression).split(b"\n")
             if lines and lines[-1] == b"":
                 lines.pop()
             for line in lines:

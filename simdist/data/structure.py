@@ -24,9 +24,12 @@ from simdist.core import dtypes, nest
 from simdist.core.convert import convert_to_tensor
 from simdist.core.device import canonical_name, current_device
 from simdist.core.shape import TensorShape
+from simdist.core.sparse import SparseTensor, SparseTensorSpec
 from simdist.core.tensor import Tensor, make_tensor
 from simdist.core.tensor_spec import TensorSpec
+from simdist.data import sparse_element
 from simdist.data.dataset_spec import DatasetSpec
+from simdist.data.sparse_element import SparseValue
 
 __all__ = [
     "batch_spec",
@@ -64,6 +67,8 @@ def normalize(value: Any, what: str = "element") -> Any:
         return type(value)(*(normalize(v, what) for v in value))
     if isinstance(value, tuple):
         return tuple(normalize(v, what) for v in value)
+    if isinstance(value, SparseTensor):
+        return SparseValue.from_tensor(value)
     return _leaf_array(value, what)
 
 
@@ -131,6 +136,8 @@ def spec_of(element: Any) -> Any:
     """The ``TensorSpec`` structure describing ``element``."""
 
     def leaf(a):
+        if isinstance(a, SparseValue):
+            return a.spec()
         if _is_dataset(a):
             return DatasetSpec(a.element_spec)
         return TensorSpec(a.shape, dtypes.as_dtype(a.dtype))
@@ -146,9 +153,15 @@ def host_device() -> str:
 def to_tensors(element: Any, device: str | None = None) -> Any:
     """Wrap each NumPy leaf as a Tensor on ``device`` (the host CPU by default)."""
     device = device or host_device()
-    return nest.map_structure(
-        lambda a: a if _is_dataset(a) else make_tensor(a, device=device), element
-    )
+
+    def leaf(a):
+        if isinstance(a, SparseValue):
+            return a.to_tensor(device)
+        if _is_dataset(a):
+            return a
+        return make_tensor(a, device=device)
+
+    return nest.map_structure(leaf, element)
 
 
 def to_numpy(element: Any) -> Any:
@@ -159,6 +172,8 @@ def to_numpy(element: Any) -> Any:
     """
 
     def leaf(a):
+        if isinstance(a, SparseValue):
+            return a
         if _is_dataset(a):
             raise TypeError(
                 "`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that "
@@ -172,9 +187,12 @@ def to_numpy(element: Any) -> Any:
 
 def batch_spec(spec: Any, size: int | None) -> Any:
     """Each leaf spec with a new leading dimension ``size`` (None when unknown)."""
-    return nest.map_structure(
-        lambda s: TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype), spec
-    )
+    def add(s):
+        if isinstance(s, SparseTensorSpec):
+            return sparse_element.batch_spec(s, size)
+        return TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype)
+
+    return nest.map_structure(add, spec)
 
 
 def unbatch_spec(spec: Any) -> Any:
@@ -185,6 +203,8 @@ def unbatch_spec(spec: Any) -> Any:
     """
 
     def drop(s: TensorSpec) -> TensorSpec:
+        if isinstance(s, SparseTensorSpec):
+            return sparse_element.unbatch_spec(s)
         if s.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return TensorSpec(s.shape[1:] if s.shape.rank is not None else None, s.dtype)
@@ -218,6 +238,8 @@ def dummy_element(spec: Any, unknown_size: int, fill: int = 1) -> Any:
     bools: True); unknown dimensions take ``unknown_size``."""
 
     def make(s: TensorSpec) -> np.ndarray:
+        if isinstance(s, SparseTensorSpec):
+            return SparseValue.stand_in(s, unknown_size)
         if isinstance(s, DatasetSpec):  # a window: one stand-in element
             from simdist.data.windowing import ElementsDataset
 
@@ -251,6 +273,9 @@ def stack_elements(elements: list) -> Any:
     stacked = []
     for i, first in enumerate(flats[0]):
         column = [f[i] for f in flats]
+        if isinstance(first, SparseValue):
+            stacked.append(sparse_element.stack_sparse(column))
+            continue
         for j, arr in enumerate(column):
             if arr.shape != first.shape:
                 raise errors.InvalidArgumentError(

@@ -43,6 +43,7 @@ import numpy as np
 from simdist import errors
 from simdist.core import nest
 from simdist.core.shape import TensorShape
+from simdist.core.sparse import SparseTensorSpec
 from simdist.core.tensor_spec import TensorSpec
 from simdist.data import batching, functional, shuffle, structure, transforms
 from simdist.data.dataset import Dataset
@@ -153,8 +154,16 @@ def check_batched(dataset: Dataset, num_replicas_in_sync: int) -> None:
 
     Raises:
         ValueError: a component of the elements is a scalar (nothing to split).
+        UnimplementedError: a component is a ``SparseTensor`` (simdist does not split those).
     """
     specs = nest.flatten(dataset.element_spec)
+    sparse = [i for i, s in enumerate(specs) if isinstance(s, SparseTensorSpec)]
+    if sparse:
+        raise errors.UnimplementedError(
+            f"simdist cannot split SparseTensor components (component(s) {sparse}) across "
+            f"{num_replicas_in_sync} replicas: make them dense in a map first "
+            "(tf.sparse.to_dense), or use strategy.distribute_datasets_from_function."
+        )
     scalars = [i for i, s in enumerate(specs) if s.shape.rank == 0]
     if scalars:
         raise ValueError(

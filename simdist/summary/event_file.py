@@ -5,10 +5,11 @@ An event file is a sequence of TFRecord records::
     uint64 length (little-endian) | uint32 masked_crc32c(length bytes)
     | data (length bytes)         | uint32 masked_crc32c(data)
 
-where ``masked_crc32c(b) = ((crc >> 15) | (crc << 17)) + 0xa282ead8`` (mod 2**32) of the
-CRC-32C (Castagnoli) of ``b``. Each record's data is a serialized ``tensorflow.Event``
-protocol buffer; this module encodes the few messages it needs by hand (field numbers from
-tensorflow/core/util/event.proto, core/framework/summary.proto, tensor.proto):
+with the framing and the masked CRC-32C that TFRecord files use (one implementation for
+both: ``simdist.data.record_framing``, ``simdist.data.crc32c``). Each record's data is a
+serialized ``tensorflow.Event`` protocol buffer; this module encodes the few messages it
+needs by hand (field numbers from tensorflow/core/util/event.proto,
+core/framework/summary.proto, tensor.proto):
 
 * ``Event``: wall_time = 1 (double), step = 2 (int64), file_version = 3 (string),
   summary = 5 (Summary), source_metadata = 10 (SourceMetadata: writer = 1);
@@ -32,56 +33,20 @@ import time
 
 import numpy as np
 
+from simdist.data import tensor_io
+from simdist.data.crc32c import crc32c, masked_crc32c
+from simdist.data.record_framing import frame as tfrecord
+
 __all__ = [
     "EventFileWriter",
     "masked_crc32c",
     "crc32c",
+    "tfrecord",
     "encode_event",
     "tensor_proto",
     "summary_metadata",
     "summary_value",
 ]
-
-# --- CRC-32C ----------------------------------------------------------------------------
-
-
-def _crc_table() -> list[int]:
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
-
-
-_TABLE = _crc_table()
-
-
-def crc32c(data: bytes) -> int:
-    """CRC-32C (Castagnoli polynomial, reflected), as TFRecord uses it."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc = _TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc32c(data: bytes) -> int:
-    """TFRecord's masked CRC: rotate right by 15 bits, add ``0xa282ead8``."""
-    crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def tfrecord(data: bytes) -> bytes:
-    """``data`` framed as one TFRecord record."""
-    length = struct.pack("<Q", len(data))
-    return (
-        length
-        + struct.pack("<I", masked_crc32c(length))
-        + data
-        + struct.pack("<I", masked_crc32c(data))
-    )
-
 
 # --- protocol-buffer encoding -------------------------------------------------------------
 
@@ -111,31 +76,18 @@ def _varint_field(field: int, value: int) -> bytes:
     return _key(field, 0) + _varint(value) if value else b""
 
 
-_DTYPES = {  # numpy dtype -> tensorflow.DataType enum value
-    np.dtype(np.float32): 1,
-    np.dtype(np.float64): 2,
-    np.dtype(np.int32): 3,
-    np.dtype(np.int64): 9,
-    np.dtype(np.bool_): 10,
-    np.dtype(np.float16): 19,
-}
-DT_STRING = 7
-
-
 def tensor_proto(value) -> bytes:
-    """A serialized ``TensorProto`` for a NumPy array (numbers) or a string array."""
+    """A serialized ``TensorProto`` for a NumPy array (numbers) or a string array, as
+    ``tf.io.serialize_tensor`` writes it (``simdist.data.tensor_io``).
+
+    Raises:
+        TypeError: a dtype a TensorProto here cannot hold.
+    """
     array = np.asarray(value)
-    shape = b"".join(_bytes_field(2, _varint_field(1, int(d)) or b"") for d in array.shape)
-    if array.dtype.kind in "USO":
-        strings = [str(s).encode("utf-8") for s in array.reshape(-1)]
-        body = _varint_field(1, DT_STRING) + _bytes_field(2, shape)
-        return body + b"".join(_bytes_field(8, s) for s in strings)
-    dtype = _DTYPES.get(array.dtype)
-    if dtype is None:
-        raise TypeError(f"Cannot write a tensor of dtype {array.dtype} to a summary.")
-    content = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
-    body = _varint_field(1, dtype) + _bytes_field(2, shape)
-    return body + (_bytes_field(4, content) if content else b"")
+    try:
+        return tensor_io.tensor_proto(array)
+    except TypeError:
+        raise TypeError(f"Cannot write a tensor of dtype {array.dtype} to a summary.") from None
 
 
 def summary_metadata(
