@@ -61,6 +61,7 @@ class CsvDataset(TextLineDataset):
         select_cols=None,
         exclude_cols=None,
         name=None,
+        ignore_errors=False,
     ) -> None:
         super().__init__(filenames, compression_type, buffer_size)
         self._columns = csv_ops.column_defaults(record_defaults)
@@ -75,6 +76,9 @@ class CsvDataset(TextLineDataset):
         self._quoted = bool(use_quote_delim)
         self._header = bool(header)
         self._na = na_value.encode() if isinstance(na_value, str) else bytes(na_value)
+        # make_csv_dataset(ignore_errors=True): records that fail to decode are skipped, as
+        # TF's ignore_errors() after its per-file CsvDataset skips them
+        self._ignore_errors = bool(ignore_errors)
 
     def _compute_element_spec(self) -> Any:
         return tuple(TensorSpec([], dtype) for dtype, _ in self._columns)
@@ -110,4 +114,8 @@ class CsvDataset(TextLineDataset):
             if self._header:
                 next(records, None)
             for record in records:
-                yield self._decode(record)
+                try:
+                    yield self._decode(record)
+                except errors.InvalidArgumentError:
+                    if not self._ignore_errors:
+                        raise

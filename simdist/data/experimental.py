@@ -7,6 +7,7 @@ from simdist.data.dataset import UNKNOWN as UNKNOWN_CARDINALITY
 from simdist.data.dataset import Dataset as _Dataset
 from simdist.data.dataset import cardinality as cardinality
 from simdist.data.iterator import Optional as Optional
+from simdist.data.make_csv import make_csv_dataset as make_csv_dataset
 from simdist.data.options import AUTOTUNE as AUTOTUNE
 from simdist.data.options import AutoShardPolicy as AutoShardPolicy
 from simdist.data.options import AutotuneOptions as AutotuneOptions

@@ -14,6 +14,7 @@ a ``DatasetSpec``; it cannot be read as NumPy (as in TF) nor batched (TF can).
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,7 +63,10 @@ def normalize(value: Any, what: str = "element") -> Any:
         TypeError: a leaf cannot become a tensor (``None``, an arbitrary object).
     """
     if isinstance(value, Mapping):
-        return {k: normalize(value[k], what) for k in value}
+        items = {k: normalize(value[k], what) for k in value}
+        return (
+            collections.OrderedDict(items) if isinstance(value, collections.OrderedDict) else items
+        )
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(normalize(v, what) for v in value))
     if isinstance(value, tuple):
@@ -187,6 +191,7 @@ def to_numpy(element: Any) -> Any:
 
 def batch_spec(spec: Any, size: int | None) -> Any:
     """Each leaf spec with a new leading dimension ``size`` (None when unknown)."""
+
     def add(s):
         if isinstance(s, SparseTensorSpec):
             return sparse_element.batch_spec(s, size)

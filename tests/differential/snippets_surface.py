@@ -502,6 +502,58 @@ SNIPPETS = [
         },
     ),
     S(
+        "data.make_csv_dataset",
+        """
+        import os, tempfile
+        tmp = tempfile.mkdtemp()
+        a, b = os.path.join(tmp, "a.csv"), os.path.join(tmp, "b.csv")
+        with open(a, "w") as f:
+            f.write('id,height,name,big,label\\n1,1.5,"x,y",9999999999,0\\n2,,z,1,1\\n3,2.25,w,2,0\\n')
+        with open(b, "w") as f:
+            f.write("id,height,name,big,label\\n4,3.0,v,3,1\\n5,NA,u,4,0\\n")
+        M = tf.data.experimental.make_csv_dataset
+        def batches(ds, n=3):
+            out = []
+            for element in ds.take(n):
+                features, label = element if isinstance(element, tuple) else (element, None)
+                out.append(([(k, v.dtype.name, v.numpy().tolist()) for k, v in features.items()],
+                            None if label is None else label.numpy().tolist()))
+            return out
+        one = M(a, 2, label_name="label", num_epochs=1, shuffle=False)
+        observe("one_file", batches(one))
+        observe("spec", one.element_spec)
+        observe("two_files", batches(M([a, b], 2, label_name="label", num_epochs=1, shuffle=False, na_value="NA")))
+        observe("parallel", batches(M(os.path.join(tmp, "*.csv"), 1, num_epochs=1, shuffle=False,
+                                      num_parallel_reads=2, na_value="NA"), 5))
+        observe("forever", batches(M(a, 2, label_name="label", shuffle=False), 3))
+        observe("select", batches(M(a, 3, select_columns=["name", 0], num_epochs=1, shuffle=False)))
+        observe("defaults", batches(M(a, 3, column_defaults=[tf.int64, [0.5], [""], tf.int64, [0]],
+                                      num_epochs=1, shuffle=False)))
+        observe("names_no_header", batches(M(a, 2, column_names=["i", "h", "n", "g", "l"], header=False,
+                                             column_defaults=[[""]] * 5, num_epochs=1, shuffle=False)))
+        observe("inference_rows", batches(M(a, 3, num_rows_for_inference=1, num_epochs=1, shuffle=False)))
+        observe("shuffled_members", sorted(v for f, _ in batches(M(a, 1, label_name="label", num_epochs=1,
+                                                                   shuffle_seed=3), 3) for k, d, v in f if k == "id"))
+        observe("bad_label", lambda: M(a, 2, label_name="nope"))
+        observe("no_header", lambda: M(a, 2, header=False))
+        observe("duplicate_names", lambda: M(a, 2, column_names=["a", "a", "b", "c", "d"]))
+        observe("bad_select", lambda: M(a, 2, select_columns=["zz"]))
+        observe("select_index", lambda: M(a, 2, select_columns=[9]))
+        observe("select_twice", lambda: M(a, 2, select_columns=[0, "id"]))
+        observe("defaults_count", lambda: M(a, 2, select_columns=[0, 1], column_defaults=[[0]]))
+        observe("no_match", lambda: M(os.path.join(tmp, "*.tsv"), 2))
+        """,
+        phrases={
+            "bad_label": ("`label_name` provided must be one of the columns",),
+            "no_header": ("Expected `column_names` or `header` arguments",),
+            "duplicate_names": ("contains duplicate column names",),
+            "bad_select": ("specified in `select_columns` must be of one of the columns",),
+            "select_index": ("specified in `select_columns` should be > 0",),
+            "select_twice": ("contains duplicate columns",),
+            "defaults_count": ("must have the same length",),
+        },
+    ),
+    S(
         "data.window",
         """
         D = tf.data.Dataset
