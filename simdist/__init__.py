@@ -21,6 +21,11 @@ from simdist.core.ops.nn_ops import sigmoid as sigmoid
 from simdist.core.ops.nn_ops import tanh as tanh
 from simdist.version import __version__ as __version__
 
+# the ops above, on Keras symbolic tensors, make Keras op layers (TFOpLambda)
+from simdist import symbolic_dispatch as _symbolic_dispatch  # noqa: E402
+
+_symbolic_dispatch.install(globals(), "")
+
 # name -> the module it is (imported on first access; then an ordinary attribute)
 _LAZY = {
     "compat": "simdist.compat",

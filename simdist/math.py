@@ -3,3 +3,7 @@
 from simdist.core.ops.math_ops import *  # noqa: F403 - math_ops.__all__ is tf.math
 from simdist.core.ops.segment_ops import *  # noqa: F403 - segment_sum, unsorted_segment_sum...
 from simdist.core.ops.sort_ops import top_k as top_k
+
+from simdist import symbolic_dispatch as _symbolic_dispatch  # noqa: E402
+
+_symbolic_dispatch.install(globals(), "math")  # on KerasTensors the ops make Keras op layers

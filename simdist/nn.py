@@ -41,3 +41,7 @@ from simdist.core.ops.pool_ops import max_pool as max_pool
 from simdist.core.ops.pool_ops import max_pool2d as max_pool2d
 from simdist.core.ops.sort_ops import top_k as top_k
 from simdist.distribute.sharded_variable import embedding_lookup as embedding_lookup
+
+from simdist import symbolic_dispatch as _symbolic_dispatch  # noqa: E402
+
+_symbolic_dispatch.install(globals(), "nn")  # on KerasTensors the ops make Keras op layers

@@ -11,8 +11,11 @@ probes is unknown (``None``). The probes build the layer (its variables are crea
 the current strategy scope), run in inference mode (``training`` as the call gives it, else
 False) and their ``add_loss`` values are dropped.
 
-A KerasTensor supports no arithmetic: ``x + 1`` or ``tf.nn.relu(x)`` on a KerasTensor raise
-a TypeError that says to use a layer (``tf.keras.layers.Add``, ``Activation``, ``Lambda``).
+TF ops and Python operators on KerasTensors (``tf.nn.relu(x)``, ``x + 1``, ``x[:, 0]``)
+record Keras 2's op layers (``simdist.keras.layers.tf_op_layer``): the operators are
+installed on :class:`KerasTensor` there; the public op functions dispatch to it from the faces
+(``simdist.symbolic_dispatch``). ``==`` and ``!=`` stay identity comparisons (see
+docs/differences.md).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ __all__ = ["KerasTensor", "Node", "is_symbolic", "symbolic_call"]
 class KerasTensor:
     """A symbolic tensor: ``shape``, ``dtype``, ``name`` and the node that produced it."""
 
-    __array_priority__ = 1000  # NumPy defers to __radd__ & co., which raise the clear error
+    __array_priority__ = 1000  # NumPy defers to __radd__ & co.: np.float32(2) * x is an op layer
 
     def __init__(self, shape, dtype, name: str | None = None) -> None:
         self.shape = as_shape(shape)
@@ -55,22 +58,57 @@ class KerasTensor:
             return convert_to_tensor(np.full(dims, b"", dtype=object))
         return convert_to_tensor(np.zeros(dims, dtype=self.dtype.as_numpy_dtype))
 
-    def _no_ops(self, *args, **kwargs):
+    def __array__(self, dtype=None, copy=None):
         raise TypeError(
-            f"{self!r} is a symbolic Keras tensor of the Functional API; simdist does not "
-            "apply TensorFlow ops to it. Use a layer instead (tf.keras.layers.Add, Multiply, "
-            "Activation, Reshape...) or wrap the computation in tf.keras.layers.Lambda."
+            f"You are passing {self!r}, an intermediate Keras symbolic input/output, to a "
+            "function that converts it to a NumPy array. Its value is only known when the "
+            "model runs: use TF ops (tf.nn.relu(x), x + 1...) or a Keras layer on it instead."
         )
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_ops
-    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __neg__ = _no_ops
-    __getitem__ = __array__ = _no_ops
+    def __iter__(self):  # as Keras 2: x[0], x[1]... when the first dimension is known
+        dims = self.shape.as_list() if self.shape.rank is not None else None
+        if dims is None:
+            raise TypeError("Cannot iterate over a Tensor with unknown shape.")
+        if not dims:
+            raise TypeError("Cannot iterate over a scalar.")
+        if dims[0] is None:
+            raise TypeError("Cannot iterate over a Tensor with unknown first dimension.")
+        return iter([self[i] for i in range(dims[0])])
+
+    def __len__(self) -> int:
+        raise TypeError(
+            f"{self!r} has no len(): Keras symbolic inputs/outputs do not implement `__len__`. "
+            "A function that needs the length of the value cannot be recorded in a Functional "
+            "model; use TF ops (tf.shape(x)[0]) or a layer of your own."
+        )
 
     def __bool__(self) -> bool:
         raise TypeError(
             "Using a symbolic Keras tensor as a Python bool is not allowed: its value is "
             "only known when the model runs."
         )
+
+
+def _operator(method: str):
+    def apply(self, *args):
+        from simdist.keras.layers import tf_op_layer  # the op layers build on this module
+
+        return tf_op_layer.apply_operator(method, self, *args)
+
+    apply.__name__ = method
+    return apply
+
+
+# x + y, x[1:], -x... record op layers as in Keras 2 (tf_op_layer.OPERATORS lists them).
+for _method in (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
+    "__invert__", "__getitem__",
+):  # fmt: skip
+    setattr(KerasTensor, _method, _operator(_method))
+del _method
 
 
 class Node:
