@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-from simdist.core import api_symbols
+from simdist.core import api_symbols, dtypes
 from simdist.core.tensor import Tensor
 from simdist.core.ops import array_ops, comparison_ops, math_ops, slicing_ops
 
@@ -68,8 +68,11 @@ _RECORDS_EVERY_ARGUMENT = frozenset(
         "unsorted_segment_min", "unsorted_segment_sum",
     }
 )  # fmt: skip
-# TF's tf.transpose hands its arguments to tf.compat.v1.transpose, which is what Keras records.
-_RECORDED_AS = {"transpose": "compat.v1.transpose"}
+# TF's v2 ops that hand their arguments to the v1 op of the same name, which is then what
+# Keras records (with the arguments the v2 op passes on); read from TF 2.21's configs.
+_RECORDED_AS = {
+    name: f"compat.v1.{name}" for name in ("transpose", "shape", "size", "squeeze", "gather", "pad")
+}
 
 _KERAS_TENSOR_MODULE = "simdist.keras.engine.keras_tensor"
 # argument types that are never a KerasTensor nor hold one (checked first: the common case)
@@ -119,12 +122,13 @@ def _op_layer(public, args: tuple, kwargs: dict):
     from simdist.keras.layers import tf_op_layer
 
     leaf = public._tf_api_paths[0].rpartition(".")[2]
-    if leaf in _RECORDED_AS:
-        public = _DIRECTORY.resolve(_RECORDED_AS[leaf])
     if leaf in _RECORDS_EVERY_ARGUMENT or leaf in _RECORDED_AS:
         bound = inspect.signature(public).bind(*args, **kwargs)
         bound.apply_defaults()
         args, kwargs = (), dict(bound.arguments)
+    if leaf in _RECORDED_AS:
+        public = _DIRECTORY.resolve(_RECORDED_AS[leaf])
+        kwargs = {k: kwargs[k] for k in inspect.signature(public).parameters if k in kwargs}
     return tf_op_layer.op_layer_for(public)(*args, **kwargs)
 
 
@@ -204,13 +208,43 @@ def ne(self, other):
 install(
     {"add": add, "getitem": getitem, "eq": eq, "ne": ne}, "__operators__"
 )  # what "__operators__.add" and "__operators__.getitem" name in a saved model
+# TF's v1 ops that its v2 ops hand over to (see _RECORDED_AS), with the parameters v2 passes
 def _transpose_v1(a, perm=None, name="transpose", conjugate=False):
-    """TF's ``tf.compat.v1.transpose`` (what Keras records for ``tf.transpose``)."""
+    """TF's ``tf.compat.v1.transpose``."""
     return array_ops.transpose(a, perm, conjugate=conjugate)
 
 
-# what Keras records for ``x // y`` and for ``tf.transpose`` (see _RECORDED_AS)
-install({"floor_div": math_ops.floordiv, "transpose": _transpose_v1}, "compat.v1")
+def _shape_v1(input, name=None, out_type=None):  # noqa: A002 - TF's parameter name
+    """TF's ``tf.compat.v1.shape``."""
+    return array_ops.shape(input, out_type=out_type or dtypes.int32)
+
+
+def _size_v1(input, name=None, out_type=None):  # noqa: A002 - TF's parameter name
+    """TF's ``tf.compat.v1.size``."""
+    return array_ops.size(input, out_type=out_type or dtypes.int32)
+
+
+def _squeeze_v1(input, axis=None, name=None):  # noqa: A002 - TF's parameter name
+    """TF's ``tf.compat.v1.squeeze``."""
+    return array_ops.squeeze(input, axis)
+
+
+def _gather_v1(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """TF's ``tf.compat.v1.gather``."""
+    return slicing_ops.gather(params, indices, axis=axis, batch_dims=batch_dims)
+
+
+def _pad_v1(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """TF's ``tf.compat.v1.pad``."""
+    return array_ops.pad(tensor, paddings, mode=mode, constant_values=constant_values)
+
+
+# what Keras records for ``x // y`` and for the v2 ops of _RECORDED_AS
+install(
+    {"floor_div": math_ops.floordiv, "transpose": _transpose_v1, "shape": _shape_v1,
+     "size": _size_v1, "squeeze": _squeeze_v1, "gather": _gather_v1, "pad": _pad_v1},
+    "compat.v1",
+)  # fmt: skip
 
 
 class _Directory:

@@ -304,3 +304,31 @@ def test_nested_model_nodes_count_from_one_and_round_trip():
     np.testing.assert_allclose(
         np.asarray(model(value)), np.maximum(value, 0) * 0.5 + np.maximum(-value, 0) * 0.5
     )
+
+
+def test_shapes_computed_in_the_graph_reach_later_ops():
+    x = tf.keras.Input((4,))
+    y = tf.reshape(x * 2.0, tf.shape(x))
+    z = tf.reshape(x, [-1, tf.shape(x)[1] // 2, 2])
+    assert y.shape.as_list() == [None, 4] and z.shape.as_list() == [None, 2, 2]
+    model = _round_trip(tf.keras.Model(x, [y, z]))
+    got_y, got_z = model(X)
+    np.testing.assert_array_equal(np.asarray(got_y), X * 2.0)
+    np.testing.assert_array_equal(np.asarray(got_z), X.reshape(-1, 2, 2))
+
+
+def test_v2_ops_are_recorded_as_their_v1_op_as_tf_does():
+    x = tf.keras.Input((4,), name="x")
+    outputs = [tf.shape(x), tf.size(x), tf.squeeze(x[:, :1], axis=1), tf.gather(x, [0, 2], axis=1),
+               tf.pad(x, [[0, 0], [1, 0]]), tf.transpose(x)]  # fmt: skip
+    model = tf.keras.Model(x, outputs)
+    nodes = {e["name"]: e["inbound_nodes"] for e in model.get_config()["layers"]}
+    assert nodes["tf.compat.v1.shape"] == [["x", 0, 0, {"name": None, "out_type": tf.int32}]]
+    assert nodes["tf.compat.v1.gather"] == [["x", 0, 0, {
+        "indices": [0, 2], "validate_indices": None, "name": None, "axis": 1, "batch_dims": 0}]]
+    assert nodes["tf.compat.v1.pad"] == [["x", 0, 0, {
+        "paddings": [[0, 0], [1, 0]], "mode": "CONSTANT", "name": None, "constant_values": 0}]]
+    rebuilt = _round_trip(model)
+    for got, want in zip(rebuilt(X), model(X), strict=True):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(model(X)[3]), X[:, [0, 2]])

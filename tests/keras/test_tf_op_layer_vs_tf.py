@@ -48,6 +48,14 @@ _MODEL = textwrap.dedent(
         inner_input = tf.keras.Input((6,), name="inner_input")
         inner = tf.keras.Model(inner_input, tf.nn.relu(inner_input) * 0.5, name="inner")
         ops.append(inner(mixed) + inner(2.0 * mixed))  # a nested model called twice
+        ops.append(tf.reshape(mixed * 2.0, tf.shape(mixed)))  # a shape computed in the graph
+        ops += [  # TF's v2 ops that Keras records as their v1 op
+            tf.shape(mixed, out_type="int64"), tf.squeeze(mean, axis=1),  # (TF fails to
+            # rebuild a tf.size from its own config)
+            tf.gather(mixed, [0, 2], axis=1), tf.gather(mixed, [0, 0]),
+            tf.pad(mixed, [[0, 0], [1, 2]], constant_values=1.0), tf.tile(mixed, [1, 2]),
+            tf.math.log(tf.math.square(mixed) + 1.0), tf.math.tanh(mixed),
+        ]
         return tf.keras.Model(x, ops, name="ops")
 
     def shapes(tf, layer):

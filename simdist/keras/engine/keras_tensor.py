@@ -9,7 +9,10 @@ symbolic outputs. Their shapes and dtypes come from calling the layer on zeros
 dimensions, once more with them as 2; an output dimension that differs between the two
 probes is unknown (``None``). The probes build the layer (its variables are created then, in
 the current strategy scope), run in inference mode (``training`` as the call gives it, else
-False) and their ``add_loss`` values are dropped.
+False) and their ``add_loss`` values are dropped. A small integer output (``tf.shape(x)``,
+at most 16 elements) keeps the values the probes gave it, and later probes use them instead
+of zeros, so ``tf.reshape(y, tf.shape(x))`` probes as it will run (as Keras 2 keeps such a
+tensor's inferred value).
 
 TF ops and Python operators on KerasTensors (``tf.nn.relu(x)``, ``x + 1``, ``x[:, 0]``)
 record Keras 2's op layers (``simdist.keras.layers.tf_op_layer``): the operators are
@@ -29,6 +32,8 @@ from simdist.core.tensor import Tensor
 
 __all__ = ["KerasTensor", "Node", "is_symbolic", "symbolic_call"]
 
+_SMALL = 16  # an integer output of at most this many elements keeps its probe values
+
 
 class KerasTensor:
     """A symbolic tensor: ``shape``, ``dtype``, ``name`` and the node that produced it."""
@@ -40,6 +45,7 @@ class KerasTensor:
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
         self._keras_history = None  # (layer, node_index, tensor_index) once a node owns it
+        self._probe_values = None  # a small integer tensor's values in the two probes
 
     @property
     def node(self) -> Node:
@@ -53,6 +59,8 @@ class KerasTensor:
         )
 
     def _probe(self, fill: int) -> Tensor:
+        if self._probe_values is not None:  # a shape computed in the graph: its probe values
+            return self._probe_values[fill - 1]
         dims = [fill if d is None else d for d in self.shape.as_list()]
         if self.dtype == dtypes.string:
             return convert_to_tensor(np.full(dims, b"", dtype=object))
@@ -166,7 +174,12 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     kwargs_probe = dict(kwargs)
     kwargs_probe.setdefault("training", False)
     flat = nest.flatten((args, kwargs_probe))
-    unknown = any(d is None for t in flat if isinstance(t, KerasTensor) for d in t.shape.as_list())
+    unknown = any(
+        t._probe_values is not None and t._probe_values[0] is not t._probe_values[1]
+        or any(d is None for d in t.shape.as_list())
+        for t in flat
+        if isinstance(t, KerasTensor)
+    )
 
     def probe(fill: int):
         concrete = [t._probe(fill) if isinstance(t, KerasTensor) else t for t in flat]
@@ -184,7 +197,11 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
             da if da == db else None
             for da, db in zip(a.shape.as_list(), b.shape.as_list(), strict=True)
         ]
-        return KerasTensor(TensorShape(dims), a.dtype, name=name)
+        tensor = KerasTensor(TensorShape(dims), a.dtype, name=name)
+        if a.dtype.is_integer and a.shape == b.shape and a.shape.num_elements() <= _SMALL:
+            same = np.array_equal(a.numpy(), b.numpy())
+            tensor._probe_values = (a, a if same else b)  # tf.shape(x) as the probes see it
+        return tensor
 
     outputs = nest.map_structure(symbolic, first, second)
     Node(layer, tuple(args), dict(kwargs), outputs)
