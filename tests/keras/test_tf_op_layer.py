@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -265,6 +266,10 @@ def test_errors():
     assert first._keras_history[0].name.startswith("tf.__operators__.getitem")
     with pytest.raises(ValueError, match="Graph disconnected"):
         tf.keras.Model(tf.keras.Input((2,)), tf.nn.relu(x))
+    with pytest.raises(tf.errors.InvalidArgumentError) as caught:
+        tf.gather(x, [1, 0])  # the batch axis: the one-example probe has no index 1
+    if sys.version_info >= (3, 11):  # exception notes
+        assert "running the op on zeros" in "".join(caught.value.__notes__)
 
 
 def test_wrapped_functions_keep_name_doc_signature_and_identity():

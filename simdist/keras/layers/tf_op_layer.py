@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simdist import errors
 from simdist.core import api_symbols
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
@@ -75,7 +76,17 @@ class TFOpLambda(Layer):
 
     def _probe_op(self, *args, **kwargs):
         with np.errstate(all="ignore"):  # the probes' zeros may divide by zero
-            return self._probe_call(*args, **kwargs)
+            try:
+                return self._probe_call(*args, **kwargs)
+            except (errors.InvalidArgumentError, ValueError, IndexError) as exc:
+                if hasattr(exc, "add_note"):  # Python 3.11+
+                    exc.add_note(
+                        f"(while recording op layer '{self.name}': simdist finds its output "
+                        "shape by running the op on zeros, each unknown dimension as 1 and then "
+                        "as 2; an op that needs more, such as an index into the batch axis, "
+                        "fails there)"
+                    )
+                raise
 
     def get_config(self) -> dict:
         if not self.symbol:
