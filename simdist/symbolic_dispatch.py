@@ -28,8 +28,8 @@ import sys
 import numpy as np
 
 from simdist.core import api_symbols, dtypes
-from simdist.core.tensor import Tensor
 from simdist.core.ops import array_ops, comparison_ops, math_ops, slicing_ops
+from simdist.core.tensor import Tensor
 
 __all__ = ["install", "is_wrapped"]
 
@@ -68,8 +68,8 @@ _RECORDS_EVERY_ARGUMENT = frozenset(
         "unsorted_segment_min", "unsorted_segment_sum",
     }
 )  # fmt: skip
-# TF's v2 ops that hand their arguments to the v1 op of the same name, which is then what
-# Keras records (with the arguments the v2 op passes on); read from TF 2.21's configs.
+# TF's v2 ops (by top-level name) that hand their arguments to the v1 op of the same name,
+# which is then what Keras records, with the arguments v2 passes on; read from TF 2.21.
 _RECORDED_AS = {
     name: f"compat.v1.{name}" for name in ("transpose", "shape", "size", "squeeze", "gather", "pad")
 }
@@ -121,13 +121,13 @@ def _symbolic(args: tuple, kwargs: dict) -> bool:
 def _op_layer(public, args: tuple, kwargs: dict):
     from simdist.keras.layers import tf_op_layer
 
-    leaf = public._tf_api_paths[0].rpartition(".")[2]
-    if leaf in _RECORDS_EVERY_ARGUMENT or leaf in _RECORDED_AS:
+    first = public._tf_api_paths[0]  # the top-level name, where the op has one
+    if first.rpartition(".")[2] in _RECORDS_EVERY_ARGUMENT or first in _RECORDED_AS:
         bound = inspect.signature(public).bind(*args, **kwargs)
         bound.apply_defaults()
         args, kwargs = (), dict(bound.arguments)
-    if leaf in _RECORDED_AS:
-        public = _DIRECTORY.resolve(_RECORDED_AS[leaf])
+    if first in _RECORDED_AS:
+        public = _DIRECTORY.resolve(_RECORDED_AS[first])
         kwargs = {k: kwargs[k] for k in inspect.signature(public).parameters if k in kwargs}
     return tf_op_layer.op_layer_for(public)(*args, **kwargs)
 
