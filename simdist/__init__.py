@@ -14,6 +14,9 @@ pay for importing it.
 import importlib as _importlib
 
 from simdist import errors as errors
+
+# the ops above, on Keras symbolic tensors, make Keras op layers (TFOpLambda)
+from simdist import symbolic_dispatch as _symbolic_dispatch
 from simdist.core import *  # noqa: F403 - core's __all__ is the top-level op and type face
 from simdist.core import dtypes as dtypes
 from simdist.core import nest as nest
@@ -22,6 +25,8 @@ from simdist.core.ops.nn_ops import tanh as tanh
 from simdist.core.sparse import SparseTensor as SparseTensor
 from simdist.core.sparse import SparseTensorSpec as SparseTensorSpec
 from simdist.version import __version__ as __version__
+
+_symbolic_dispatch.install(globals(), "")
 
 # name -> the module it is (imported on first access; then an ordinary attribute)
 _LAZY = {

@@ -325,3 +325,8 @@ def grayscale_to_rgb(images, name=None) -> Tensor:
         raise ValueError(f"the last axis must have size 1, got shape {list(x._value.shape)}.")
     return tile(x, [1] * (x._value.ndim - 1) + [3])
 
+
+
+from simdist import symbolic_dispatch as _symbolic_dispatch  # noqa: E402
+
+_symbolic_dispatch.install(globals(), "image", __all__)  # on KerasTensors: Keras op layers

@@ -3,6 +3,7 @@
 This module only re-exports; the ops live in ``simdist.core.ops``.
 """
 
+from simdist import symbolic_dispatch as _symbolic_dispatch
 from simdist.core.ops.conv_ops import conv2d as conv2d
 from simdist.core.ops.conv_ops import convolution as convolution
 from simdist.core.ops.conv_transpose_ops import conv2d_transpose as conv2d_transpose
@@ -41,3 +42,5 @@ from simdist.core.ops.pool_ops import max_pool as max_pool
 from simdist.core.ops.pool_ops import max_pool2d as max_pool2d
 from simdist.core.ops.sort_ops import top_k as top_k
 from simdist.distribute.sharded_variable import embedding_lookup as embedding_lookup
+
+_symbolic_dispatch.install(globals(), "nn")  # on KerasTensors the ops make Keras op layers

@@ -28,7 +28,8 @@ __all__ = [
 _EPSILON = 1e-7
 _FLOATX = "float32"
 _LOCK = threading.Lock()
-_UIDS: dict[str, int] = {}
+_UIDS: dict = {}  # name prefix -> count, and _OBSERVED -> the names given explicitly
+_OBSERVED = ("observed names",)  # a key no prefix can be
 
 
 def epsilon() -> float:
@@ -59,7 +60,7 @@ def set_floatx(value: str) -> None:
     _FLOATX = str(dtypes.as_dtype(value).name)
 
 
-def _uids() -> dict[str, int]:
+def _uids() -> dict:
     """The name counts of this process (of this worker, in a virtual cluster)."""
     worker = current_worker()
     return _UIDS if worker is None else worker.uids
@@ -79,10 +80,27 @@ def reset_uids() -> None:
         _uids().clear()
 
 
-def unique_object_name(prefix: str) -> str:
-    """``prefix`` the first time, then ``prefix_1``, ``prefix_2``..."""
-    number = get_uid(prefix) - 1
-    return prefix if number == 0 else f"{prefix}_{number}"
+def observe_object_name(name: str) -> None:
+    """Note a name given explicitly to a layer (op layers' generated names avoid it)."""
+    with _LOCK:
+        _uids().setdefault(_OBSERVED, set()).add(name)
+
+
+def unique_object_name(prefix: str, avoid_observed_names: bool = False) -> str:
+    """``prefix`` the first time, then ``prefix_1``, ``prefix_2``...
+
+    With ``avoid_observed_names`` (Keras 2's op layers), a name some layer was given
+    explicitly is skipped.
+    """
+    with _LOCK:
+        uids = _uids()
+        avoid = uids.get(_OBSERVED, ()) if avoid_observed_names else ()
+        while True:
+            number = uids.get(prefix, 0)
+            uids[prefix] = number + 1
+            name = prefix if number == 0 else f"{prefix}_{number}"
+            if name not in avoid:
+                return name
 
 
 def clear_session() -> None:

@@ -5,11 +5,10 @@ kinds of model, each as ``{"class_name": ..., "config": ...}``:
 
 * ``Sequential``: its name, trainability, declared ``InputLayer``, the input shape it was
   built for, and each layer's class name with its ``get_config()``.
-* ``Functional``: the layers (class name + ``get_config()``), the calls between them in
-  running order (``nodes``: which layer, its arguments with each symbolic tensor written
-  ``{"keras_tensor": [layer, call, output]}``, ``call`` counting that layer's calls in this
-  model), and the model's ``inputs``/``outputs`` as such references. Rebuilding makes the
-  layers, calls them in that order on new ``Input`` tensors, and makes the model.
+* ``Functional``: Keras 2's schema (``simdist.keras.functional_config``): the layers, each
+  with its ``inbound_nodes``, and ``input_layers``/``output_layers``. Configs of simdist's
+  older schema (the calls in running order as ``nodes``, each argument tensor written
+  ``{"keras_tensor": [layer, call, output]}``, and ``inputs``/``outputs``) still load.
 * A subclassed model or layer (as Keras): its ``get_config()`` and, for a model, the input
   shape it was built with; rebuilt by ``cls.from_config(config)`` (``cls`` from
   ``custom_objects``) and built on that shape. A class whose ``__init__`` takes arguments of
@@ -24,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import errors
+from simdist.core import dtypes
 from simdist.core.shape import TensorShape
 from simdist.keras import layers as layers_module
 from simdist.keras.engine.base_layer import Layer
@@ -52,13 +52,15 @@ _UNSAVED_ATTRIBUTES = (
 def builtin_layers() -> dict[str, type]:
     """Class name -> class for every layer of ``tf.keras.layers``, and the model classes."""
     from simdist.keras.engine.functional import Functional
-    from simdist.keras.layers import experimental
+    from simdist.keras.layers import experimental, tf_op_layer
 
     classes = [getattr(layers_module, name) for name in dir(layers_module)]
     classes += [getattr(experimental, name) for name in dir(experimental)]
     found = {c.__name__: c for c in classes if isinstance(c, type) and issubclass(c, Layer)}
     found["Sequential"] = Sequential
     found["Functional"] = Functional
+    found["TFOpLambda"] = tf_op_layer.TFOpLambda
+    found["SlicingOpLambda"] = tf_op_layer.SlicingOpLambda
     return found
 
 
@@ -187,6 +189,10 @@ def json_default(value):
         return value.item()
     if isinstance(value, TensorShape):
         return value.as_list()
+    if value is Ellipsis or isinstance(value, dtypes.DType):  # an op layer's arguments
+        from simdist.keras import functional_config as keras_schema
+
+        return keras_schema.json_default(value)
     raise TypeError(
         f"Cannot store {value!r} of type {type(value).__name__} in config.json: a layer's "
         "get_config() must return JSON-compatible values (numbers, strings, lists, dicts)."
@@ -247,67 +253,23 @@ def model_from_config(entry: dict, classes: dict[str, type], where: str):
     return model
 
 
-def _node_index(model, node) -> tuple[str, int]:
-    """``(layer name, k)``: ``node`` is the k-th call of its layer in ``model``."""
-    calls = [n for n in model._nodes if n.layer is node.layer]
-    return node.layer.name, next(i for i, n in enumerate(calls) if n is node)
-
-
-def _reference(model, tensor) -> dict:
-    name, k = _node_index(model, tensor.node)
-    return {"keras_tensor": [name, k, tensor._keras_history[2]]}
-
-
-def _describe(model, structure):
-    from simdist.keras.engine.keras_tensor import KerasTensor
-
-    if isinstance(structure, KerasTensor):
-        return _reference(model, structure)
-    if isinstance(structure, dict):
-        return {str(k): _describe(model, v) for k, v in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        return [_describe(model, v) for v in structure]
-    if isinstance(structure, np.generic):
-        return structure.item()
-    if structure is None or isinstance(structure, (bool, int, float, str)):
-        return structure
-    raise ValueError(
-        f"Cannot describe the argument {structure!r} of a layer call in a Functional model; "
-        "only tensors, numbers, strings, lists and dicts can be saved."
-    )
-
-
 def functional_config(model) -> dict:
-    """The JSON-compatible description of a Functional model (see the module docstring)."""
-    from simdist.keras.engine.input_layer import InputLayer
+    """Keras 2's config of a Functional model (``simdist.keras.functional_config``)."""
+    from simdist.keras import functional_config as keras_schema
 
-    layers = []
-    for layer in model.layers:
-        entry = _layer_config(layer)
-        entry["name"] = layer.name
-        layers.append(entry)
-    nodes = [
-        {
-            "layer": n.layer.name,
-            "args": _describe(model, list(n.call_args)),
-            "kwargs": _describe(model, n.call_kwargs),
-        }
-        for n in model._nodes
-        if not isinstance(n.layer, InputLayer)
-    ]
-    return {
-        "name": model.name,
-        "trainable": model.trainable,
-        "layers": layers,
-        "nodes": nodes,
-        "inputs": _describe(model, model._nested_inputs),
-        "outputs": _describe(model, model._nested_outputs),
-    }
+    return keras_schema.functional_config(model, _layer_config)
 
 
 def functional_from_config(config: dict, classes: dict[str, type], where: str):
-    """Rebuild a Functional model from :func:`functional_config`'s output."""
+    """Rebuild a Functional model from its config: Keras 2's schema (what
+    :func:`functional_config` writes, and tf_keras), or simdist's older ``nodes`` one."""
     from simdist.core import nest
+    from simdist.keras import functional_config as keras_schema
+
+    if keras_schema.is_keras_schema(config):
+        return keras_schema.functional_from_config(
+            config, lambda entry: _layer_from_config(entry, classes, where), where
+        )
     from simdist.keras.engine.functional import Functional
     from simdist.keras.engine.input_layer import InputLayer
 

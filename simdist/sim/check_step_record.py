@@ -73,6 +73,9 @@ def user_site() -> tuple[str | None, str | None, int]:
     frame = sys._getframe(3)  # above user_site, Recorder.note and step_hooks.note
     depth = 0
     while frame is not None:
+        if frame.f_globals.get("__name__") == "simdist.symbolic_dispatch":
+            frame = frame.f_back  # a public op's wrapper is part of the op: not a frame more
+            continue
         path = os.path.abspath(frame.f_code.co_filename)
         inside = path.startswith(_SIMDIST_ROOT + os.sep) or frame.f_globals.get(
             "__name__", ""

@@ -88,6 +88,8 @@ class Layer(AutoTrackable):
         init(self, "_metrics", [])
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Layer name must be a string, got {name!r}.")
+        if name:
+            backend.observe_object_name(name)
         init(self, "_name", name or backend.unique_object_name(self._default_name()))
         init(self, "_trainable", bool(trainable))
         policy = dtype_policies.layer_policy(dtype)

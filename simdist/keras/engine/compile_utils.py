@@ -4,8 +4,10 @@ The loss of a step: per-example losses (a loss function, or a ``Loss`` object's 
 averaged over any axes after the batch axis) are weighted by ``sample_weight``, summed, and
 divided by the GLOBAL batch size (``tf.nn.compute_average_loss``), so summing the replicas'
 values gives the mean over the global batch; a ``Loss`` with reduction ``SUM`` is summed
-instead. Layer losses (``model.losses``) are added once, divided by the number of
-replicas (``tf.nn.scale_regularization_loss``).
+instead. A loss function that returns one number (rank 0) for the batch is, as in
+Keras 2, scaled by the mean sample weight and divided by the number of replicas. Layer
+losses (``model.losses``) are added once, divided by the number of replicas
+(``tf.nn.scale_regularization_loss``).
 
 Several outputs (Keras 2): ``loss`` is one loss for every output, a list (one per output,
 in order) or a dict by output name; ``loss_weights`` a list or dict (default 1 each); the
@@ -189,13 +191,38 @@ def _predictions(y_pred, compiled: CompiledLoss) -> list:
     return list(y_pred)
 
 
-def _one_loss(spec, y_true, y_pred, sample_weight, global_batch: int):
+def _scalar_loss(value, sample_weight, sum_only: bool, num_replicas: int):
+    """Keras 2's loss from a loss function that returns one number (rank 0) for the batch.
+
+    It is broadcast against the sample weights and reduced as per-example losses are:
+    ``value * mean(sample_weight)`` (``* sum`` for a SUM reduction; 0 for an empty batch),
+    and a mean reduction then divides it by the number of replicas (Keras 2's
+    ``scale_loss_for_distribution``), not by the global batch size.
+    """
+    if sample_weight is not None:
+        weight = math_ops.cast(convert_to_tensor(sample_weight), value.dtype)
+        total = reduction_ops.reduce_sum(weight)
+        if sum_only:
+            value = math_ops.multiply(value, total)
+        else:
+            count = int(np.prod(weight.shape.as_list()))
+            mean = math_ops.divide(total, float(count)) if count else math_ops.multiply(total, 0.0)
+            value = math_ops.multiply(value, mean)
+    if sum_only or num_replicas == 1:
+        return value
+    return math_ops.divide(value, float(num_replicas))
+
+
+def _one_loss(spec, y_true, y_pred, sample_weight, global_batch: int, num_replicas: int):
     _, fn, sum_only = spec
     mask = masking.mask_of(y_pred)
     y_true, y_pred, _ = match_dtype_and_rank(y_true, y_pred)  # Keras 2's label shape rule
     if mask is not None:
         return _masked_loss(fn(y_true, y_pred), sample_weight, mask, sum_only, global_batch)
-    per_example = _per_example(fn(y_true, y_pred))
+    values = convert_to_tensor(fn(y_true, y_pred))
+    if values.shape.rank == 0:
+        return _scalar_loss(values, sample_weight, sum_only, num_replicas)
+    per_example = _per_example(values)
     if sum_only:
         weighted = per_example
         if sample_weight is not None:
@@ -244,7 +271,7 @@ def replica_losses(model, y_true, y_pred, sample_weight, global_batch: int, num_
             continue
         if yt is None:
             raise ValueError(f"No targets given for output '{compiled.names[len(parts)]}'.")
-        value = _one_loss(spec, yt, yp, sw, global_batch)
+        value = _one_loss(spec, yt, yp, sw, global_batch, num_replicas)
         parts.append(value)
         scaled = value if weight == 1.0 else math_ops.multiply(value, weight)
         total = scaled if total is None else math_ops.add(total, scaled)

@@ -69,6 +69,7 @@ class InputLayer(Layer):
             "sparse": False,
             "ragged": False,
             "name": self._name,
+            "optional": False,  # tf_keras's fields, all of them
         }
 
     @classmethod
@@ -76,6 +77,7 @@ class InputLayer(Layer):
         config = dict(config)
         config.pop("sparse", None)
         config.pop("ragged", None)
+        config.pop("optional", None)
         return cls(**config)
 
     def _symbolic_output(self) -> KerasTensor:

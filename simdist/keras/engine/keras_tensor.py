@@ -9,10 +9,16 @@ symbolic outputs. Their shapes and dtypes come from calling the layer on zeros
 dimensions, once more with them as 2; an output dimension that differs between the two
 probes is unknown (``None``). The probes build the layer (its variables are created then, in
 the current strategy scope), run in inference mode (``training`` as the call gives it, else
-False) and their ``add_loss`` values are dropped.
+False) and their ``add_loss`` values are dropped. A small integer output (``tf.shape(x)``,
+at most 16 elements) keeps the values the probes gave it, and later probes use them instead
+of zeros, so ``tf.reshape(y, tf.shape(x))`` probes as it will run (as Keras 2 keeps such a
+tensor's inferred value).
 
-A KerasTensor supports no arithmetic: ``x + 1`` or ``tf.nn.relu(x)`` on a KerasTensor raise
-a TypeError that says to use a layer (``tf.keras.layers.Add``, ``Activation``, ``Lambda``).
+TF ops and Python operators on KerasTensors (``tf.nn.relu(x)``, ``x + 1``, ``x[:, 0]``)
+record Keras 2's op layers (``simdist.keras.layers.tf_op_layer``): the operators are
+installed on :class:`KerasTensor` there; the public op functions dispatch to it from the faces
+(``simdist.symbolic_dispatch``). ``==`` and ``!=`` stay identity comparisons (see
+docs/differences.md).
 """
 
 from __future__ import annotations
@@ -26,17 +32,20 @@ from simdist.core.tensor import Tensor
 
 __all__ = ["KerasTensor", "Node", "is_symbolic", "symbolic_call"]
 
+_SMALL = 16  # an integer output of at most this many elements keeps its probe values
+
 
 class KerasTensor:
     """A symbolic tensor: ``shape``, ``dtype``, ``name`` and the node that produced it."""
 
-    __array_priority__ = 1000  # NumPy defers to __radd__ & co., which raise the clear error
+    __array_priority__ = 1000  # NumPy defers to __radd__ & co.: np.float32(2) * x is an op layer
 
     def __init__(self, shape, dtype, name: str | None = None) -> None:
         self.shape = as_shape(shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
         self._keras_history = None  # (layer, node_index, tensor_index) once a node owns it
+        self._probe_values = None  # a small integer tensor's values in the two probes
 
     @property
     def node(self) -> Node:
@@ -50,27 +59,64 @@ class KerasTensor:
         )
 
     def _probe(self, fill: int) -> Tensor:
+        if self._probe_values is not None:  # a shape computed in the graph: its probe values
+            return self._probe_values[fill - 1]
         dims = [fill if d is None else d for d in self.shape.as_list()]
         if self.dtype == dtypes.string:
             return convert_to_tensor(np.full(dims, b"", dtype=object))
         return convert_to_tensor(np.zeros(dims, dtype=self.dtype.as_numpy_dtype))
 
-    def _no_ops(self, *args, **kwargs):
+    def __array__(self, dtype=None, copy=None):
         raise TypeError(
-            f"{self!r} is a symbolic Keras tensor of the Functional API; simdist does not "
-            "apply TensorFlow ops to it. Use a layer instead (tf.keras.layers.Add, Multiply, "
-            "Activation, Reshape...) or wrap the computation in tf.keras.layers.Lambda."
+            f"You are passing {self!r}, an intermediate Keras symbolic input/output, to a "
+            "function that converts it to a NumPy array. Its value is only known when the "
+            "model runs: use TF ops (tf.nn.relu(x), x + 1...) or a Keras layer on it instead."
         )
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _no_ops
-    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __neg__ = _no_ops
-    __getitem__ = __array__ = _no_ops
+    def __iter__(self):  # as Keras 2: x[0], x[1]... when the first dimension is known
+        dims = self.shape.as_list() if self.shape.rank is not None else None
+        if dims is None:
+            raise TypeError("Cannot iterate over a Tensor with unknown shape.")
+        if not dims:
+            raise TypeError("Cannot iterate over a scalar.")
+        if dims[0] is None:
+            raise TypeError("Cannot iterate over a Tensor with unknown first dimension.")
+        return iter([self[i] for i in range(dims[0])])
+
+    def __len__(self) -> int:
+        raise TypeError(
+            f"{self!r} has no len(): Keras symbolic inputs/outputs do not implement `__len__`. "
+            "A function that needs the length of the value cannot be recorded in a Functional "
+            "model; use TF ops (tf.shape(x)[0]) or a layer of your own."
+        )
 
     def __bool__(self) -> bool:
         raise TypeError(
             "Using a symbolic Keras tensor as a Python bool is not allowed: its value is "
             "only known when the model runs."
         )
+
+
+def _operator(method: str):
+    def apply(self, *args):
+        from simdist.keras.layers import tf_op_layer  # the op layers build on this module
+
+        return tf_op_layer.apply_operator(method, self, *args)
+
+    apply.__name__ = method
+    return apply
+
+
+# x + y, x[1:], -x... record op layers as in Keras 2 (tf_op_layer.OPERATORS lists them).
+for _method in (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+    "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
+    "__invert__", "__getitem__",
+):  # fmt: skip
+    setattr(KerasTensor, _method, _operator(_method))
+del _method
 
 
 class Node:
@@ -128,7 +174,12 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     kwargs_probe = dict(kwargs)
     kwargs_probe.setdefault("training", False)
     flat = nest.flatten((args, kwargs_probe))
-    unknown = any(d is None for t in flat if isinstance(t, KerasTensor) for d in t.shape.as_list())
+    unknown = any(
+        t._probe_values is not None and t._probe_values[0] is not t._probe_values[1]
+        or any(d is None for d in t.shape.as_list())
+        for t in flat
+        if isinstance(t, KerasTensor)
+    )
 
     def probe(fill: int):
         concrete = [t._probe(fill) if isinstance(t, KerasTensor) else t for t in flat]
@@ -146,7 +197,11 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
             da if da == db else None
             for da, db in zip(a.shape.as_list(), b.shape.as_list(), strict=True)
         ]
-        return KerasTensor(TensorShape(dims), a.dtype, name=name)
+        tensor = KerasTensor(TensorShape(dims), a.dtype, name=name)
+        if a.dtype.is_integer and a.shape == b.shape and a.shape.num_elements() <= _SMALL:
+            same = np.array_equal(a.numpy(), b.numpy())
+            tensor._probe_values = (a, a if same else b)  # tf.shape(x) as the probes see it
+        return tensor
 
     outputs = nest.map_structure(symbolic, first, second)
     Node(layer, tuple(args), dict(kwargs), outputs)

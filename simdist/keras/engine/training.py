@@ -154,7 +154,9 @@ class Model(Layer):
     def from_config(cls, config: dict, custom_objects=None):
         """A Functional model from ``Functional.get_config()`` (as ``tf.keras.Model``'s), or
         ``cls(**config)`` for a subclass."""
-        if cls is Model and isinstance(config, dict) and {"layers", "nodes"} <= set(config):
+        if cls is Model and isinstance(config, dict) and (
+            {"layers", "nodes"} <= set(config) or {"layers", "input_layers"} <= set(config)
+        ):
             from simdist.keras.engine.functional import Functional
 
             return Functional.from_config(config, custom_objects=custom_objects)
