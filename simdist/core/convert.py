@@ -31,6 +31,8 @@ def is_tensor(x) -> bool:
 def _check_convertible(value, raw: np.ndarray, dtype: dtypes.DType) -> None:
     """TF converts ints to floats, but never floats to ints nor numbers to/from bool."""
     kind = raw.dtype.kind
+    if raw.size == 0 and isinstance(value, (list, tuple)):
+        return  # an empty Python list has no elements to refuse: tf.constant([], tf.int32)
     refused = (
         (kind == "f" and (dtype.is_integer or dtype.is_bool))
         or (kind == "b") != dtype.is_bool

@@ -442,4 +442,214 @@ SNIPPETS = [
             "thread order",
         },
     ),
+    S(
+        "ops.scan",
+        """
+        x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+        observe("cumsum_int", tf.cumsum([1, 2, 3]))
+        observe("cumsum_axis1", tf.cumsum(x, axis=1))
+        observe("cumsum_exclusive_reverse", tf.math.cumsum([1., 2., 3.], exclusive=True, reverse=True))
+        observe("cumsum_axis_tensor", tf.cumsum([[1, 2], [3, 4]], axis=tf.constant(-1, tf.int64)))
+        observe("cumsum_uint8_wraps", tf.cumsum(tf.constant([200, 100], tf.uint8)))
+        observe("cumprod", tf.math.cumprod(x, axis=1))
+        observe("cumprod_exclusive", tf.math.cumprod([1., 2., 3.], exclusive=True))
+        observe("cumprod_reverse", tf.math.cumprod([1., 2., 3.], reverse=True, exclusive=True))
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            a = tf.reduce_sum(tf.cumsum(x, axis=1, exclusive=True) * [[1., 2., 3.], [4., 5., 6.]])
+            b = tf.reduce_sum(tf.math.cumprod(x, axis=0, reverse=True) * [[1., -1., 2.], [3., 1., 1.]])
+            c = tf.reduce_sum(tf.math.cumprod(x, axis=1, exclusive=True) * [[1., 2., 3.], [1., 1., 1.]])
+        observe("grad_cumsum", tape.gradient(a, x))
+        observe("grad_cumprod", tape.gradient(b, x))
+        observe("grad_cumprod_exclusive", tape.gradient(c, x))
+        observe("axis_out_of_range", lambda: tf.cumsum([1., 2.], axis=1))
+        observe("scalar", lambda: tf.cumsum(3.))
+        observe("bool", lambda: tf.cumsum([True, False]))
+        observe("float_axis", lambda: tf.cumsum([1, 2], axis=1.0))
+        """,
+        phrases={
+            "axis_out_of_range": ("Expected scan axis in the range [-1, 1), but got 1",),
+            "scalar": ("Expected scan axis in the range [0, 0), but got 0",),
+        },
+    ),
+    S(
+        "ops.manip",
+        """
+        m = tf.constant([[1, 2], [3, 4]])
+        observe("boolean_mask", tf.boolean_mask(m, [True, False]))
+        observe("boolean_mask_axis", tf.boolean_mask(m, [True, False], axis=1))
+        observe("boolean_mask_2d", tf.boolean_mask(tf.reshape(tf.range(12), [2, 3, 2]), [[True, False, True], [False, True, False]]))
+        observe("boolean_mask_int_mask", tf.boolean_mask(m, [1, 0]))
+        observe("boolean_mask_none", tf.boolean_mask([1., 2.], [False, False]))
+        observe("repeat_rows", tf.repeat(m, [1, 2], axis=0))
+        observe("repeat_flat", tf.repeat(m, 2))
+        observe("repeat_one_count_list", tf.repeat(m, [2], axis=1))
+        observe("repeat_scalar", tf.repeat(3, 2))
+        observe("roll", tf.roll([[1, 2, 3], [4, 5, 6]], shift=[1, -1], axis=[0, 1]))
+        observe("roll_same_axis_twice", tf.roll([1, 2, 3, 4], shift=[1, 2], axis=[0, 0]))
+        observe("roll_int64", tf.roll(tf.constant([1, 2, 3], tf.int64), tf.constant(1, tf.int64), 0))
+        x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            a = tf.reduce_sum(tf.boolean_mask(x, [[True, False, True], [False, True, True]]) * [1., 2., 3., 4.])
+            b = tf.reduce_sum(tf.repeat(x, [0, 2, 1], axis=1) * [[1., 2., 3.], [4., 5., 6.]])
+            c = tf.reduce_sum(tf.roll(x, 1, axis=1) * [[1., 2., 3.], [4., 5., 6.]])
+            d = tf.reduce_sum(tf.boolean_mask(x, [False, True, True], axis=1) * [[1., 2.], [3., 4.]])
+        observe("grad_boolean_mask", tape.gradient(a, x))
+        observe("grad_boolean_mask_axis", tape.gradient(d, x))
+        observe("grad_repeat", tape.gradient(b, x))
+        observe("grad_roll", tape.gradient(c, x))
+        observe("mask_shape", lambda: tf.boolean_mask(m, [True, False, True]))
+        observe("mask_scalar", lambda: tf.boolean_mask(m, True))
+        observe("mask_negative_axis", lambda: tf.boolean_mask(m, [True, False], axis=-1))
+        observe("repeat_count_mismatch", lambda: tf.repeat(m, [1, 2, 3], axis=0))
+        observe("repeat_negative", lambda: tf.repeat([1, 2], -1))
+        observe("repeat_axis", lambda: tf.repeat([1, 2], 2, axis=1))
+        observe("roll_mismatch", lambda: tf.roll([1, 2, 3], shift=[1, 1], axis=[0]))
+        observe("roll_axis", lambda: tf.roll([1, 2, 3], shift=1, axis=2))
+        observe("roll_scalar", lambda: tf.roll(1, 1, 0))
+        observe("shape_n", tf.shape_n([tf.ones([2, 3]), [1, 2]]))
+        observe("shape_n_int64", tf.shape_n([tf.ones([2, 3])], out_type=tf.int64))
+        observe("shape_n_empty", lambda: tf.shape_n([]))
+        observe("identity_n", tf.identity_n([tf.ones([2]), [1, 2], 2.]))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y0, y1 = tf.identity_n([x, x * 2.])
+            e = tf.reduce_sum(y0 * y1)
+        observe("grad_identity_n", tape.gradient(e, x))
+        """,
+        phrases={
+            "mask_scalar": ("mask cannot be scalar",),
+            "repeat_negative": ("Expected multiples[1] >= 0, but got -1",),
+            "repeat_axis": ("axis=1 out of bounds: expected -1<=axis<1",),
+            "roll_mismatch": ("shift and axis must have the same size",),
+            "roll_axis": ("axis 2 is out of range",),
+            "roll_scalar": ("input must be 1-D or higher",),
+        },
+    ),
+    S(
+        "ops.grid",
+        """
+        observe("eye", tf.eye(2))
+        observe("eye_rect_batch", tf.eye(2, 3, batch_shape=[2]))
+        observe("eye_int", tf.eye(2, dtype=tf.int32))
+        observe("linalg_eye", tf.linalg.eye(3, 2, dtype=tf.float64))
+        observe("linspace", tf.linspace(0., 1., 5))
+        observe("linspace_int_inputs", tf.linspace(0, 1, 5))
+        observe("linspace_vectors_axis1", tf.linspace([0., 1.], [1., 2.], 3, axis=1))
+        observe("linspace_vectors_axis0", tf.linspace([0., 1.], [1., 3.], 4))
+        observe("linspace_one", tf.linspace(2., 1., 1))
+        observe("linspace_none", tf.linspace(2., 1., 0))
+        observe("linspace_num_tensor", tf.linspace(0., 1., tf.constant(3, tf.int64)))
+        observe("linspace_thirds", tf.linspace(-1., 1., 7))
+        observe("meshgrid_xy", tf.meshgrid([1, 2, 3], [4, 5]))
+        observe("meshgrid_ij", tf.meshgrid([1, 2, 3], [4, 5], indexing="ij"))
+        observe("meshgrid_flattens", tf.meshgrid([[1, 2]], [4, 5]))
+        observe("meshgrid_one", tf.meshgrid([1, 2]))
+        observe("meshgrid_three", [t.shape for t in tf.meshgrid([1, 2], [4, 5, 6], [7, 8, 9, 10])])
+        a, b = tf.constant([1., 2.]), tf.constant([3., 4., 5.])
+        lo, hi = tf.constant([0., 1.]), tf.constant([2., 5.])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([a, b, lo, hi])
+            gx, gy = tf.meshgrid(a, b)
+            m = tf.reduce_sum(gx * gy * [[1., 2.], [3., 4.], [5., 6.]])
+            gi, gj = tf.meshgrid(a, b, indexing="ij")
+            n = tf.reduce_sum(gi * [[1., 2., 3.], [4., 5., 6.]] + gj)
+            s = tf.reduce_sum(tf.linspace(lo, hi, 4, axis=1) * [[1., 2., 3., 4.], [5., 6., 7., 8.]])
+        observe("grad_meshgrid", tape.gradient(m, [a, b]))
+        observe("grad_meshgrid_ij", tape.gradient(n, [a, b]))
+        observe("grad_linspace", tape.gradient(s, [lo, hi]))
+        observe("eye_negative", lambda: tf.eye(-1))
+        observe("eye_float", lambda: tf.eye(2.))
+        observe("eye_batch_negative", lambda: tf.eye(2, batch_shape=[-1]))
+        observe("linspace_negative", lambda: tf.linspace(0., 1., -1))
+        observe("linspace_dtypes", lambda: tf.linspace(0., tf.constant(1., tf.float64), 3))
+        observe("linspace_axis", lambda: tf.linspace(0., 1., 3, axis=1))
+        observe("meshgrid_indexing", lambda: tf.meshgrid([1, 2, 3], [4, 5], indexing="zz"))
+        observe("meshgrid_dtypes", lambda: tf.meshgrid([1, 2], [4., 5.]))
+        observe("meshgrid_keyword", lambda: tf.meshgrid([1, 2], foo=1))
+        """,
+        phrases={
+            "eye_negative": ("must be >= 0",),
+            "eye_float": ("must be positive integer values",),
+            "linspace_dtypes": ("Tensor conversion requested dtype float32",),
+            "meshgrid_indexing": ("must be either 'xy' or 'ij', got 'zz'",),
+            "meshgrid_keyword": ("'foo' is an invalid keyword argument",),
+        },
+    ),
+    S(
+        "ops.search",
+        """
+        observe("searchsorted", tf.searchsorted([[1, 3, 5], [2, 4, 6]], [[2, 5, 6], [0, 4, 7]]))
+        observe("searchsorted_right", tf.searchsorted([1, 3, 5], [2, 5, 6], side="right"))
+        observe("searchsorted_int64", tf.searchsorted([1., 3., 5.], [2.], out_type=tf.int64))
+        observe("unique", tf.unique([1, 1, 2, 4, 4, 4, 7, 8, 8]))
+        observe("unique_unsorted", tf.unique([5., 3., 5., 1.], out_idx=tf.int64))
+        observe("unique_strings", tf.unique(["b", "a", "b"]))
+        observe("unique_bool", tf.unique([True, False, True]))
+        observe("unique_empty", tf.unique(tf.constant([], tf.float32)))
+        observe("unique_with_counts", tf.unique_with_counts([1, 1, 2, 4, 4, 4, 7, 8, 8]))
+        observe("unique_with_counts_int64", tf.unique_with_counts([3, 3, 1], out_idx=tf.int64))
+        observe("unique_fields", tf.unique([2, 2]).y)
+        observe("unique_with_counts_fields", tf.unique_with_counts([2, 2]).count)
+        observe("bad_side", lambda: tf.searchsorted([1, 3, 5], [2], side="x"))
+        observe("leading_dims", lambda: tf.searchsorted([[1, 3, 5]], [[2], [3]]))
+        observe("mixed_dtypes", lambda: tf.searchsorted([1, 3, 5], [2.]))
+        observe("unique_2d", lambda: tf.unique([[1, 1]]))
+        """,
+        phrases={
+            "bad_side": ("must be either 'right' or 'left'",),
+            "leading_dims": ("Leading dim_size of both tensors must match",),
+            "unique_2d": ("unique expects a 1D vector",),
+        },
+    ),
+    S(
+        "ops.histogram",
+        """
+        observe("bincount", tf.math.bincount([1, 1, 3]))
+        observe("bincount_weights", tf.math.bincount([1, 1, 3], weights=[.5, 1., 2.]))
+        observe("bincount_weights_int", tf.math.bincount([1, 2], weights=[1, 2]))
+        observe("bincount_weights_float64", tf.math.bincount([1, 2], weights=tf.constant([1., 2.], tf.float64)))
+        observe("bincount_min_max", tf.math.bincount([1, 1, 3], minlength=5, maxlength=2))
+        observe("bincount_minlength", tf.math.bincount([1, 1, 3], minlength=6))
+        observe("bincount_maxlength_zero", tf.math.bincount([1, 2], maxlength=0))
+        observe("bincount_empty", tf.math.bincount(tf.constant([], tf.int32)))
+        observe("bincount_2d", tf.math.bincount([[1, 2], [0, 0]]))
+        observe("bincount_rows", tf.math.bincount([[1, 2], [0, 0]], axis=-1))
+        observe("bincount_rows_weights", tf.math.bincount([[1, 2], [0, 0]], weights=[[1., 2.], [3., 4.]], axis=-1))
+        observe("bincount_binary", tf.math.bincount([1, 1, 3], binary_output=True))
+        observe("bincount_dtype", tf.math.bincount([1, 1, 3], dtype=tf.float32))
+        observe("bincount_float_input", tf.math.bincount([1., 1., 3.]))
+        observe("bincount_int64_input", tf.math.bincount(tf.constant([1, 1, 3], tf.int64)))
+        observe("confusion", tf.math.confusion_matrix([1, 2, 4], [2, 2, 4]))
+        observe("confusion_weighted", tf.math.confusion_matrix([1, 2, 4], [2, 2, 4], num_classes=5, weights=[1., 2., 3.], dtype=tf.float32))
+        observe("confusion_float_labels", tf.math.confusion_matrix([1., 2.], [2., 1.]))
+        observe("confusion_2d", tf.math.confusion_matrix([[1, 2]], [[2, 1]]))
+        observe("histogram", tf.histogram_fixed_width([-1.0, 0.0, 1.5, 2.0, 5.0, 15], [0.0, 5.0], nbins=5))
+        observe("histogram_int", tf.histogram_fixed_width([1, 2, 3], [0, 5], nbins=5))
+        observe("histogram_int64", tf.histogram_fixed_width([1., 2.], [0., 5.], nbins=3, dtype=tf.int64))
+        observe("histogram_float64", tf.histogram_fixed_width(tf.constant([1., 2.], tf.float64), [0., 5.], nbins=5))
+        observe("histogram_2d", tf.histogram_fixed_width([[1., 2.], [3., 4.9]], [0., 5.], nbins=5))
+        observe("histogram_edges", tf.histogram_fixed_width([5.0, 4.999, 0.0], [0., 5.], nbins=5))
+        observe("bincount_negative", lambda: tf.math.bincount([1, -1, 3]))
+        observe("bincount_weights_shape", lambda: tf.math.bincount([1, 2], weights=[1.]))
+        observe("confusion_negative_label", lambda: tf.math.confusion_matrix([1, -2, 4], [2, 2, 4]))
+        observe("confusion_negative_prediction", lambda: tf.math.confusion_matrix([1, 2], [2, -1]))
+        observe("confusion_out_of_bound", lambda: tf.math.confusion_matrix([1, 2, 4], [2, 2, 4], num_classes=3))
+        observe("confusion_sizes", lambda: tf.math.confusion_matrix([1, 2], [2, 2, 4]))
+        observe("histogram_range", lambda: tf.histogram_fixed_width([1., 2.], [5., 0.], nbins=5))
+        observe("histogram_nbins", lambda: tf.histogram_fixed_width([1., 2.], [0., 5.], nbins=0))
+        observe("histogram_nan", lambda: tf.histogram_fixed_width([float("nan"), 1.], [0., 5.], nbins=5))
+        """,
+        phrases={
+            "bincount_negative": ("Input arr must be non-negative!",),
+            "bincount_weights_shape": ("`weights` must be the same shape as `arr`",),
+            "confusion_negative_label": ("`labels` contains negative values",),
+            "confusion_negative_prediction": ("`predictions` contains negative values",),
+            "confusion_out_of_bound": ("`labels` out of bound",),
+            "histogram_range": ("value_range should satisfy value_range[0] < value_range[1]",),
+            "histogram_nbins": ("nbins should be a positive number, but got '0'",),
+            "histogram_nan": ("Histogram values must not contain NaN",),
+        },
+    ),
 ]
