@@ -59,6 +59,7 @@ from simdist.core.ops.check_ops import assert_less as assert_less
 from simdist.core.ops.check_ops import assert_rank as assert_rank
 from simdist.core.ops.clip_ops import clip_by_global_norm as clip_by_global_norm
 from simdist.core.ops.clip_ops import clip_by_norm as clip_by_norm
+from simdist.core.ops.clock_ops import timestamp as timestamp
 from simdist.core.ops.contraction_ops import tensordot as tensordot
 from simdist.core.ops.creation_ops import fill as fill
 from simdist.core.ops.creation_ops import one_hot as one_hot

@@ -10,8 +10,9 @@ from tests.gradcheck import check_gradients
 
 
 @settings(max_examples=60)
-@given(rows=st.integers(0, 4), cols=st.integers(0, 4),
-       batch=st.lists(st.integers(0, 2), max_size=2))
+@given(
+    rows=st.integers(0, 4), cols=st.integers(0, 4), batch=st.lists(st.integers(0, 2), max_size=2)
+)
 def test_eye_matches_numpy(rows, cols, batch):
     got = tf.eye(rows, cols, batch_shape=batch, dtype=tf.int32).numpy()
     np.testing.assert_array_equal(got, np.broadcast_to(np.eye(rows, cols), batch + [rows, cols]))
@@ -29,8 +30,11 @@ def test_linspace_matches_numpy(start, stop, num):
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 def test_meshgrid_matches_numpy_with_gradients(indexing):
     a, b, c = np.arange(2.0), np.arange(3.0), np.arange(4.0)
-    for got, want in zip(tf.meshgrid(a, b, c, indexing=indexing),
-                         np.meshgrid(a, b, c, indexing=indexing), strict=True):
+    for got, want in zip(
+        tf.meshgrid(a, b, c, indexing=indexing),
+        np.meshgrid(a, b, c, indexing=indexing),
+        strict=True,
+    ):
         np.testing.assert_array_equal(got.numpy(), want)
 
     def combined(x, y, z):

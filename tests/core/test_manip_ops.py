@@ -29,8 +29,9 @@ def test_boolean_mask_matches_numpy(x, data):
 def test_repeat_and_roll_match_numpy(x, data):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     counts = data.draw(st.lists(st.integers(0, 3), min_size=x.shape[axis], max_size=x.shape[axis]))
-    np.testing.assert_array_equal(tf.repeat(x, counts, axis=axis).numpy(),
-                                  np.repeat(x, counts, axis=axis))
+    np.testing.assert_array_equal(
+        tf.repeat(x, counts, axis=axis).numpy(), np.repeat(x, counts, axis=axis)
+    )
     np.testing.assert_array_equal(tf.repeat(x, 2).numpy(), np.repeat(x, 2))
     shift = data.draw(st.integers(-6, 6))
     np.testing.assert_array_equal(tf.roll(x, shift, axis).numpy(), np.roll(x, shift, axis))

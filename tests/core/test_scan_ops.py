@@ -21,9 +21,14 @@ def reference(x, axis, exclusive, reverse, ufunc):
 
 
 @settings(max_examples=60)
-@given(x=hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
-                    elements=st.integers(-5, 5)),
-       data=st.data(), exclusive=st.booleans(), reverse=st.booleans())
+@given(
+    x=hnp.arrays(
+        np.int64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=st.integers(-5, 5)
+    ),
+    data=st.data(),
+    exclusive=st.booleans(),
+    reverse=st.booleans(),
+)
 def test_scans_match_numpy(x, data, exclusive, reverse):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
     for fn, ufunc in [(tf.math.cumsum, np.add), (tf.math.cumprod, np.multiply)]:

@@ -12,8 +12,11 @@ ints = st.integers(-5, 5)
 
 
 @settings(max_examples=60)
-@given(seq=st.lists(ints, min_size=1, max_size=8).map(sorted), vals=st.lists(ints, max_size=6),
-       side=st.sampled_from(["left", "right"]))
+@given(
+    seq=st.lists(ints, min_size=1, max_size=8).map(sorted),
+    vals=st.lists(ints, max_size=6),
+    side=st.sampled_from(["left", "right"]),
+)
 def test_searchsorted_matches_numpy(seq, vals, side):
     got = tf.searchsorted(seq, tf.constant(vals, tf.int32), side=side).numpy()
     np.testing.assert_array_equal(got, np.searchsorted(seq, vals, side=side))
@@ -30,9 +33,13 @@ def test_unique_keeps_first_appearance_order(x):
 
 
 @settings(max_examples=60)
-@given(x=hnp.arrays(np.int32, hnp.array_shapes(max_dims=2, min_side=0, max_side=5),
-                    elements=st.integers(0, 6)),
-       minlength=st.none() | st.integers(0, 9), maxlength=st.none() | st.integers(0, 9))
+@given(
+    x=hnp.arrays(
+        np.int32, hnp.array_shapes(max_dims=2, min_side=0, max_side=5), elements=st.integers(0, 6)
+    ),
+    minlength=st.none() | st.integers(0, 9),
+    maxlength=st.none() | st.integers(0, 9),
+)
 def test_bincount_matches_numpy(x, minlength, maxlength):
     want = np.bincount(x.reshape(-1), minlength=minlength or 0)
     if maxlength is not None:

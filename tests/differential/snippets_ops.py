@@ -652,4 +652,147 @@ SNIPPETS = [
             "histogram_nan": ("Histogram values must not contain NaN",),
         },
     ),
+    S(
+        "ops.special",
+        """
+        x = tf.constant([-2.5, -0.5, 0.5, 1., 3., 4.])  # erfc(10) is subnormal: TF flushes it
+        observe("erf", tf.math.erf(x))
+        observe("erf_float64", tf.math.erf(tf.constant([0.5, -1.], tf.float64)))
+        observe("erfc", tf.math.erfc(x))
+        observe("lgamma", tf.math.lgamma([0., -1., 0.5, -0.5, 3., -2.5, 100.]))
+        observe("digamma", tf.math.digamma([0., -1., 0.5, -0.5, 3., -2.5, 100.]))
+        observe("softplus", tf.math.softplus([-30., 0., 2.]))
+        observe("sigmoid", tf.math.sigmoid([0., 2.]))
+        observe("tanh", tf.math.tanh([0., 2.]))
+        special = tf.constant([1., float("nan"), float("inf"), -float("inf")])
+        observe("is_nan", tf.math.is_nan(special))
+        observe("is_inf", tf.math.is_inf(special))
+        observe("is_finite", tf.math.is_finite(special))
+        observe("polyval", tf.math.polyval([1., 2., 3.], 2.))
+        observe("polyval_tensors", tf.math.polyval([tf.constant([1., 2.]), tf.constant([3., 4.])], tf.constant([2., 3.])))
+        observe("polyval_empty", tf.math.polyval([], 2.))
+        observe("polyval_int", tf.math.polyval([1, 2], 3))
+        c = tf.constant([1., -2.])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([x, c])
+            e = tf.reduce_sum(tf.math.erf(x) * [1., 2., 3., 4., 5., 6.])
+            ec = tf.reduce_sum(tf.math.erfc(x))
+            lg = tf.reduce_sum(tf.math.lgamma(x) * [1., 2., 3., 4., 5., 6.])
+            pv = tf.reduce_sum(tf.math.polyval([c, 3., c], x[:2]))
+        observe("grad_erf", tape.gradient(e, x))
+        observe("grad_erfc", tape.gradient(ec, x))
+        observe("grad_lgamma", tape.gradient(lg, x))
+        observe("grad_polyval", tape.gradient(pv, [x, c]))
+        observe("erf_int", lambda: tf.math.erf(1))
+        observe("is_nan_int", lambda: tf.math.is_nan(1))
+        observe("softplus_int", lambda: tf.math.softplus(1))
+        observe("polyval_tensor_coeffs", lambda: tf.math.polyval(tf.constant([1., 2.]), 2.))
+        """,
+        phrases={"polyval_tensor_coeffs": ("Argument coeffs must be list type",)},
+    ),
+    S(
+        "ops.linalg",
+        """
+        a = tf.constant([[1., 2.], [3., 4.]])
+        spd = tf.constant([[4., 2., 0.4], [2., 3., 0.5], [0.4, 0.5, 2.]], tf.float64)
+        observe("matvec", tf.linalg.matvec(a, [1., 1.]))
+        observe("matvec_transpose", tf.linalg.matvec(a, [1., 0.], transpose_a=True))
+        observe("matvec_batch", tf.linalg.matvec(tf.stack([a, 2. * a]), [[1., 0.], [0., 1.]]))
+        observe("inv", tf.linalg.inv(a))
+        observe("inv_adjoint", tf.linalg.inv(a, adjoint=True))
+        observe("inv_batch", tf.linalg.inv(tf.stack([a, tf.cast(spd[:2, :2], tf.float32)])))
+        observe("cholesky", tf.linalg.cholesky(spd))
+        observe("cholesky_reads_lower", tf.linalg.cholesky([[4., 100.], [2., 3.]]))
+        # TF leaves the upper triangle unwritten there (whatever the memory held): NaN-ness only
+        observe("cholesky_not_positive", tf.math.is_nan(tf.linalg.cholesky([[1., 2.], [2., 1.]])))
+        observe("diag", tf.linalg.diag([1, 2]))
+        observe("diag_k", tf.linalg.diag([1, 2], k=1))
+        observe("diag_k_negative", tf.linalg.diag([1., 2.], k=-2))
+        observe("diag_rows_padding", tf.linalg.diag([1, 2], num_rows=3, padding_value=9))
+        observe("diag_batch", tf.linalg.diag([[1, 2], [3, 4]]))
+        observe("diag_part", tf.linalg.diag_part([[1, 2, 3], [4, 5, 6]]))
+        observe("diag_part_k", tf.linalg.diag_part([[1, 2, 3], [4, 5, 6]], k=1))
+        observe("diag_part_below", tf.linalg.diag_part([[1, 2, 3], [4, 5, 6]], k=-1))
+        observe("diag_part_batch", tf.linalg.diag_part(tf.reshape(tf.range(12), [2, 2, 3])))
+        observe("band_part", tf.linalg.band_part(tf.reshape(tf.range(16.), [4, 4]), 1, -1))
+        observe("band_part_diagonal", tf.linalg.band_part(tf.reshape(tf.range(16.), [4, 4]), 0, 0))
+        observe("band_part_lower", tf.linalg.band_part(tf.reshape(tf.range(12), [3, 4]), -1, 0))
+        observe("l2_normalize", tf.math.l2_normalize([3., 4.]))
+        observe("l2_normalize_axis", tf.nn.l2_normalize([[3., 4.], [0., 0.]], axis=1))
+        observe("l2_normalize_linalg", tf.linalg.l2_normalize([[1., 1.], [2., 0.]], axis=0))
+        v = tf.constant([1., -1.])
+        w = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([a, spd, v, w])
+            mv = tf.reduce_sum(tf.linalg.matvec(a, v) * [1., 2.])
+            iv = tf.reduce_sum(tf.linalg.inv(a) * [[1., 2.], [3., 4.]])
+            ch = tf.reduce_sum(tf.linalg.cholesky(spd) * tf.constant([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]], tf.float64))
+            dg = tf.reduce_sum(tf.linalg.diag(v, k=1) * [[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]])
+            dp = tf.reduce_sum(tf.linalg.diag_part(w, k=1) * [2., 3.])
+            bp = tf.reduce_sum(tf.linalg.band_part(w, 0, 1) * w)
+            ln = tf.reduce_sum(tf.math.l2_normalize(w, axis=1) * [[1., 0., 2.], [0., 1., 1.]])
+        observe("grad_matvec", tape.gradient(mv, [a, v]))
+        observe("grad_inv", tape.gradient(iv, a))
+        observe("grad_cholesky", tape.gradient(ch, spd))
+        observe("grad_diag", tape.gradient(dg, v))
+        observe("grad_diag_part", tape.gradient(dp, w))
+        observe("grad_band_part", tape.gradient(bp, w))
+        observe("grad_l2_normalize", tape.gradient(ln, w))
+        observe("matvec_sizes", lambda: tf.linalg.matvec(a, [1., 1., 1.]))
+        observe("inv_singular", lambda: tf.linalg.inv([[1., 2.], [2., 4.]]))
+        observe("inv_not_square", lambda: tf.linalg.inv([[1., 2., 3.], [2., 4., 5.]]))
+        observe("inv_int", lambda: tf.linalg.inv([[1, 2], [3, 4]]))
+        observe("cholesky_not_square", lambda: tf.linalg.cholesky([[1., 2., 3.], [2., 4., 5.]]))
+        observe("diag_scalar", lambda: tf.linalg.diag(1))
+        observe("diag_part_vector", lambda: tf.linalg.diag_part([1, 2]))
+        observe("diag_part_k_out_of_bound", lambda: tf.linalg.diag_part([[1, 2, 3], [4, 5, 6]], k=5))
+        observe("band_part_too_wide", lambda: tf.linalg.band_part(tf.ones([4, 4]), 5, 0))
+        observe("band_part_vector", lambda: tf.linalg.band_part([1., 2.], 0, 0))
+        observe("l2_normalize_int", lambda: tf.math.l2_normalize([3, 4]))
+        """,
+        phrases={
+            "inv_singular": ("Input is not invertible",),
+            "inv_not_square": ("Input matrix must be square",),
+            "cholesky_not_square": ("must be square",),
+            "diag_scalar": ("diagonal must be at least 1-dim",),
+            "diag_part_vector": ("input must be at least 2-dim",),
+            "diag_part_k_out_of_bound": ("lower_diag_index is out of bound: 5",),
+            "band_part_too_wide": ("num_lower must be negative or less or equal to number of rows (4) got: 5",),
+            "band_part_vector": ("input must be at least 2-dim",),
+        },
+    ),
+    S(
+        "ops.nn_extra",
+        """
+        x = tf.constant([[-1., 0.5], [1.2, -0.3]])  # tanh near +-1 rounds differently in TF
+        observe("gelu", tf.nn.gelu([-1., 0., 1.5]))
+        observe("gelu_approximate", tf.nn.gelu([-1., 0., 1.5], approximate=True))
+        observe("swish", tf.nn.swish([-1., 1.]))
+        observe("silu", tf.nn.silu([-1., 1.]))
+        m, v = tf.constant([2., 3.]), tf.constant([1., 0.5])
+        o, s = tf.constant([0.5, -0.5]), tf.constant([2., 1.])
+        observe("batch_normalization", tf.nn.batch_normalization(x, m, v, o, s, 1e-3))
+        observe("batch_normalization_no_affine", tf.nn.batch_normalization(x, m, v, None, None, 1e-3))
+        seq = tf.reshape(tf.range(12.), [1, 6, 2])
+        observe("conv1d_same", tf.nn.conv1d(seq, tf.ones([3, 2, 1]), stride=2, padding="SAME"))
+        observe("conv1d_dilated", tf.nn.conv1d(seq, tf.ones([2, 2, 3]), stride=1, padding="VALID", dilations=2))
+        observe("conv1d_ncw", tf.nn.conv1d(tf.reshape(tf.range(12.), [1, 2, 6]), tf.ones([2, 2, 3]), stride=1, padding="VALID", data_format="NCW"))
+        k = tf.constant([[[1., -1.], [0.5, 2.]], [[0., 1.], [1., 1.]]])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([x, m, v, o, s, seq, k])
+            g = tf.reduce_sum(tf.nn.gelu(x) * [[1., 2.], [3., 4.]])
+            ga = tf.reduce_sum(tf.nn.gelu(x, approximate=True) * [[1., 2.], [3., 4.]])
+            bn = tf.reduce_sum(tf.nn.batch_normalization(x, m, v, o, s, 1e-3) * [[1., 2.], [3., 4.]])
+            cv = tf.reduce_sum(tf.nn.conv1d(seq, k, stride=2, padding="SAME") * [[[1., 2.], [3., 4.], [5., 6.]]])
+        observe("grad_gelu", tape.gradient(g, x))
+        observe("grad_gelu_approximate", tape.gradient(ga, x))
+        observe("grad_batch_normalization", tape.gradient(bn, [x, m, v, o, s]))
+        observe("grad_conv1d", tape.gradient(cv, [seq, k]))
+        t = tf.timestamp()
+        observe("timestamp", (t.dtype, t.shape, bool(t > 1.7e9)))
+        observe("gelu_int", lambda: tf.nn.gelu([1, 2]))
+        observe("conv1d_channels", lambda: tf.nn.conv1d(seq, tf.ones([2, 3, 3]), stride=1, padding="VALID"))
+        """,
+        phrases={"gelu_int": ("must be a floating point tensor",)},
+    ),
 ]
