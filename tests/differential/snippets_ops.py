@@ -795,4 +795,59 @@ SNIPPETS = [
         """,
         phrases={"gelu_int": ("must be a floating point tensor",)},
     ),
+    S(
+        "random.distributions",
+        """
+        tf.random.set_seed(7)
+        p = tf.random.poisson([3, 2], [1., 5.], seed=1)
+        observe("poisson", (p.shape, p.dtype, bool(tf.reduce_all(p >= 0))))
+        observe("poisson_int", tf.random.poisson([2], 3., dtype=tf.int32, seed=1).dtype)
+        observe("poisson_int_rate", tf.random.poisson([2], 3, seed=1).dtype)
+        observe("poisson_negative_rate", tf.random.poisson([2], -1., seed=1))
+        g = tf.random.gamma([3], [0.5, 1.5], seed=1)
+        observe("gamma", (g.shape, g.dtype, bool(tf.reduce_all(g > 0))))
+        observe("gamma_beta", tf.random.gamma([3, 1], [[0.5], [1.5]], beta=[1., 2., 3.], seed=1).shape)
+        observe("gamma_float64", tf.random.gamma([2], 2., dtype=tf.float64).dtype)
+        observe("gamma_negative", tf.random.gamma([3], -1., seed=1))
+        observe("gamma_zero", tf.random.gamma([3], 0., seed=1))
+        observe("stateless_poisson", tf.random.stateless_poisson([2], [1, 2], [1., 5.]).dtype)
+        observe("stateless_poisson_same", bool(tf.reduce_all(tf.random.stateless_poisson([4], [1, 2], 3.) == tf.random.stateless_poisson([4], [1, 2], 3.))))
+        observe("stateless_gamma", tf.random.stateless_gamma([2, 2], [1, 2], [1., 5.]).shape)
+        observe("stateless_gamma_same", bool(tf.reduce_all(tf.random.stateless_gamma([4], [1, 2], 2.) == tf.random.stateless_gamma([4], [1, 2], 2.))))
+        tf.random.set_seed(7)
+        again = tf.random.poisson([3, 2], [1., 5.], seed=1)
+        observe("poisson_reproducible", bool(tf.reduce_all(p == again)))
+        a, b = tf.constant([0.5, 2.]), tf.constant([1., 3.])
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            mean = tf.reduce_mean(tf.random.gamma([20000], a, b, seed=3), axis=0)
+        da, db = tape.gradient(mean, [a, b])
+        # d E[x] / d alpha = 1 / beta, d E[x] / d beta = -alpha / beta^2 (sampling error ~1%)
+        observe("gamma_grad_alpha", bool(tf.reduce_all(tf.abs(da * b - 1.) < 0.05)))
+        observe("gamma_grad_beta", bool(tf.reduce_all(tf.abs(db * b * b / a + 1.) < 0.05)))
+        observe("gamma_grad_shapes", (da.shape, db.shape, da.dtype))
+        rate = tf.constant([2.])
+        with tf.GradientTape() as tape:
+            tape.watch(rate)
+            counts = tf.random.poisson([3], rate, seed=3)
+        observe("poisson_grad", lambda: tape.gradient(counts, rate))
+        split = tf.random.experimental.stateless_split([1, 2])
+        observe("split", (split.shape, split.dtype))
+        observe("split_three_int64", tf.random.experimental.stateless_split(tf.constant([1, 2], tf.int64), num=3).dtype)
+        observe("split_pure", bool(tf.reduce_all(split == tf.random.experimental.stateless_split([1, 2]))))
+        observe("split_prefix", bool(tf.reduce_all(split == tf.random.experimental.stateless_split([1, 2], num=3)[:2])))
+        observe("split_seeds_differ", len({tuple(s.numpy().tolist()) for s in split}))
+        fold = tf.random.experimental.stateless_fold_in([1, 2], 5)
+        observe("fold_in", (fold.shape, fold.dtype))
+        observe("fold_in_differs", bool(tf.reduce_any(fold != tf.random.experimental.stateless_fold_in([1, 2], 6))))
+        observe("split_usable", tf.random.stateless_normal([2], seed=split[0]).shape)
+        observe("split_bad_seed", lambda: tf.random.experimental.stateless_split([1, 2, 3]))
+        observe("poisson_bool", lambda: tf.random.poisson([2], 3., dtype=tf.bool))
+        observe("gamma_int", lambda: tf.random.gamma([3], 1., dtype=tf.int32))
+        """,
+        phrases={
+            "poisson_grad": ("gradient registry has no entry for: RandomPoissonV2",),
+            "split_bad_seed": ("seed must have shape [2], not [3]",),
+        },
+    ),
 ]
