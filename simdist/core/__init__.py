@@ -68,6 +68,8 @@ from simdist.core.ops.creation_ops import ones_like as ones_like
 from simdist.core.ops.creation_ops import range as range
 from simdist.core.ops.creation_ops import zeros as zeros
 from simdist.core.ops.creation_ops import zeros_like as zeros_like
+from simdist.core.ops.custom_gradient import custom_gradient as custom_gradient
+from simdist.core.ops.custom_gradient import recompute_grad as recompute_grad
 from simdist.core.ops.einsum_ops import einsum as einsum
 from simdist.core.ops.grid_ops import eye as eye
 from simdist.core.ops.grid_ops import linspace as linspace
@@ -77,6 +79,8 @@ from simdist.core.ops.logging_ops import print as print
 from simdist.core.ops.manip_ops import boolean_mask as boolean_mask
 from simdist.core.ops.manip_ops import repeat as repeat
 from simdist.core.ops.manip_ops import roll as roll
+from simdist.core.ops.map_ops import map_fn as map_fn
+from simdist.core.ops.map_ops import vectorized_map as vectorized_map
 from simdist.core.ops.math_ops import abs as abs
 from simdist.core.ops.math_ops import add as add
 from simdist.core.ops.math_ops import add_n as add_n
@@ -123,6 +127,8 @@ from simdist.core.ops.nd_index_ops import tensor_scatter_nd_add as tensor_scatte
 from simdist.core.ops.nd_index_ops import tensor_scatter_nd_sub as tensor_scatter_nd_sub
 from simdist.core.ops.nd_index_ops import tensor_scatter_nd_update as tensor_scatter_nd_update
 from simdist.core.ops.scan_ops import cumsum as cumsum
+from simdist.core.ops.script_ops import numpy_function as numpy_function
+from simdist.core.ops.script_ops import py_function as py_function
 from simdist.core.ops.search_ops import searchsorted as searchsorted
 from simdist.core.ops.search_ops import unique as unique
 from simdist.core.ops.search_ops import unique_with_counts as unique_with_counts

@@ -850,4 +850,214 @@ SNIPPETS = [
             "split_bad_seed": ("seed must have shape [2], not [3]",),
         },
     ),
+    S(
+        "ops.map_fn",
+        """
+        observe("map", tf.map_fn(lambda x: x * 2, tf.constant([1, 2, 3])))
+        observe("signature", tf.map_fn(lambda x: tf.cast(x, tf.float32) / 2, tf.constant([1, 2, 3]), fn_output_signature=tf.float32))
+        observe("dtype_keyword", tf.map_fn(lambda x: tf.cast(x, tf.float32), tf.constant([1, 2]), dtype=tf.float32))
+        observe("nested_in_out", tf.map_fn(lambda t: (t[0] * 2, t[1] + 1), (tf.constant([1., 2.]), tf.constant([3, 4]))))
+        observe("nested_in_signature", tf.map_fn(lambda t: t[0] * t[1], (tf.constant([1., 2.]), tf.constant([3., 4.])), fn_output_signature=tf.float32))
+        observe("dict_in", tf.map_fn(lambda d: {"a": d["a"] * 2.}, {"a": tf.constant([1., 2.])}))
+        observe("tuple_signature", tf.map_fn(lambda x: (x, tf.cast(x, tf.int64)), tf.constant([1., 2.]), fn_output_signature=(tf.float32, tf.int64)))
+        observe("tensorspec", tf.map_fn(lambda x: tf.ones([2]) * x, tf.constant([1., 2.]), fn_output_signature=tf.TensorSpec([2], tf.float32)))
+        observe("rows", tf.map_fn(lambda row: tf.reduce_sum(row), tf.constant([[1., 2.], [3., 4.]])))
+        observe("empty", tf.map_fn(lambda x: x * 2, tf.constant([], tf.float32)))
+        observe("python_number_result", tf.map_fn(lambda x: 1., tf.constant([1., 2.])))
+        x = tf.constant([1., 2., 3.])
+        v = tf.Variable(2.)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            sq = tf.map_fn(lambda e: e * e, x)
+            scaled = tf.reduce_sum(tf.map_fn(lambda e: e * v, x))
+            vm = tf.reduce_sum(tf.vectorized_map(lambda e: e * e * v, x))
+        observe("grad_map", tape.gradient(sq, x))
+        observe("grad_map_variable", tape.gradient(scaled, v))
+        observe("grad_vectorized_map", tape.gradient(vm, [x, v]))
+        observe("vectorized_map", tf.vectorized_map(lambda e: e * 2, tf.constant([[1., 2.], [3., 4.]])))
+        observe("vectorized_map_nested", tf.vectorized_map(lambda t: t[0] @ t[1], (tf.ones([2, 2, 3]), tf.ones([2, 3, 1]))))
+        observe("vectorized_map_reduce", tf.vectorized_map(lambda r: tf.reduce_sum(r), tf.constant([[1., 2.], [3., 4.]])))
+        observe("vectorized_map_constant", tf.vectorized_map(lambda r: tf.constant(3.), tf.constant([1., 2.])))
+        observe("dtype_mismatch", lambda: tf.map_fn(lambda e: tf.cast(e, tf.float32) / 2, tf.constant([1, 2, 3])))
+        observe("structure_mismatch", lambda: tf.map_fn(lambda t: t[0] + t[1], (tf.constant([1., 2.]), tf.constant([3., 4.]))))
+        observe("scalar_elems", lambda: tf.map_fn(lambda e: e * 2, tf.constant(1.)))
+        observe("python_list_of_numbers", lambda: tf.map_fn(lambda e: e * 2, [1., 2.]))
+        observe("lengths_differ", lambda: tf.map_fn(lambda t: t[0], (tf.constant([1., 2.]), tf.constant([3.]))))
+        observe("shapes_differ", lambda: tf.map_fn(lambda e: tf.ones([tf.cast(e, tf.int32)]), tf.constant([1., 2.])))
+        observe("returns_none", lambda: tf.map_fn(lambda e: None, tf.constant([1., 2.])))
+        """,
+        phrases={
+            "dtype_mismatch": ("TensorArray dtype is int32 but Op is trying to write dtype float32",),
+            "structure_mismatch": ("The two structures don't have the same nested structure",),
+            "scalar_elems": ("Elements in elems must be 1+ dimensional Tensors, not scalars",),
+            "python_list_of_numbers": ("Elements in elems must be 1+ dimensional Tensors, not scalars",),
+            "lengths_differ": ("Dimensions 2 and 1 are not compatible",),
+            "shapes_differ": ("Incompatible shape for value ((2,)), expected ((1,))",),
+        },
+    ),
+    S(
+        "ops.script",
+        """
+        observe("py_function", tf.py_function(lambda a, b: a * b, [tf.constant(2.), 3.], Tout=tf.float32))
+        observe("py_function_list", tf.py_function(lambda a: [a, a * 2], [tf.constant(2.)], Tout=[tf.float32, tf.float32]))
+        observe("py_function_numpy_result", tf.py_function(lambda a: a.numpy() * 2, [tf.constant(2.)], Tout=tf.float32))
+        observe("py_function_converts", tf.py_function(lambda a: 2, [tf.constant(2.)], Tout=tf.float32))
+        observe("py_function_spec", tf.py_function(lambda a: a, [tf.constant(2.)], Tout=tf.TensorSpec([], tf.float32)))
+        observe("py_function_sees_tensors", tf.py_function(lambda a: str(tf.is_tensor(a)), [tf.constant(2.)], Tout=tf.string))
+        observe("py_function_none", tf.py_function(lambda a: None, [tf.constant(2.)], Tout=[]))
+        @tf.py_function(Tout=tf.int32)
+        def plus_one(a):
+            return a + 1
+        observe("py_function_decorator", plus_one(tf.constant(1)))
+        observe("numpy_function", tf.numpy_function(lambda a: a * 2, [tf.constant([1., 2.])], Tout=tf.float32))
+        observe("numpy_function_sees_arrays", tf.numpy_function(lambda a: type(a).__name__, [tf.constant(2.)], Tout=tf.string))
+        observe("numpy_function_keeps_dtype", tf.numpy_function(lambda a: a.astype("float64"), [tf.constant([1.])], Tout=tf.float32))
+        observe("numpy_function_list", tf.numpy_function(lambda a: (a, a), [tf.constant(2.)], Tout=[tf.float32, tf.float32]))
+        observe("numpy_function_stateless", tf.numpy_function(lambda a: a, [tf.constant(2.)], Tout=tf.float32, stateful=False))
+        x = tf.constant(3.)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            p = tf.py_function(lambda a: a * a, [x], Tout=tf.float32)
+            n = tf.numpy_function(lambda a: a * a, [x], Tout=tf.float32)
+        observe("grad_py_function", tape.gradient(p, x))
+        observe("grad_numpy_function", tape.gradient(n, x))
+        observe("no_tout", lambda: tf.py_function(lambda a: a, [tf.constant(2.)]))
+        observe("numpy_no_tout", lambda: tf.numpy_function(lambda a: a, [tf.constant(2.)]))
+        observe("wrong_dtype", lambda: tf.py_function(lambda a: tf.constant(1), [tf.constant(2.)], Tout=tf.float32))
+        observe("raises_zero_division", lambda: tf.py_function(lambda a: 1 / 0, [tf.constant(2.)], Tout=tf.float32))
+        observe("raises_value_error", lambda: tf.py_function(lambda a: int("x"), [tf.constant(2.)], Tout=tf.float32))
+        observe("raises_stop_iteration", lambda: tf.py_function(lambda a: next(iter([])), [tf.constant(2.)], Tout=tf.float32))
+        observe("raises_not_implemented", lambda: tf.py_function(lambda a: (_ for _ in ()).throw(NotImplementedError("later")), [tf.constant(2.)], Tout=tf.float32))
+        observe("numpy_function_raises", lambda: tf.numpy_function(lambda a: [][1], [tf.constant(2.)], Tout=tf.float32))
+        """,
+        phrases={
+            "no_tout": ("Missing required argument: 'Tout'",),
+            "numpy_no_tout": ("Missing required argument: 'Tout'",),
+            "wrong_dtype": ("ValueError", "Tensor conversion requested dtype float32"),
+            "raises_zero_division": ("ZeroDivisionError: division by zero",),
+            "raises_value_error": ("ValueError: invalid literal for int()",),
+            "raises_stop_iteration": ("StopIteration",),
+            "raises_not_implemented": ("NotImplementedError: later",),
+        },
+    ),
+    S(
+        "ops.custom_gradient",
+        """
+        @tf.custom_gradient
+        def log1pexp(x):
+            e = tf.exp(x)
+            def grad(upstream):
+                return upstream * (1 - 1 / (1 + e))
+            return tf.math.log(1 + e), grad
+        x = tf.constant([0., 100.])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = log1pexp(x)
+        observe("value", y)
+        observe("grad", tape.gradient(y, x))
+        @tf.custom_gradient
+        def clip_grad(a, b):
+            def grad(dy):
+                return tf.clip_by_value(dy, -1., 1.), None
+            return a * b, grad
+        a, b = tf.constant([1., 2.]), tf.constant([3., 4.])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([a, b])
+            c = tf.reduce_sum(clip_grad(a, b) * [5., -0.5])
+        observe("grad_two_args", tape.gradient(c, [a, b]))
+        w = tf.Variable(3.)
+        @tf.custom_gradient
+        def scaled(u):
+            out = u * w
+            def grad(dy, variables=None):
+                return dy * w * 10., [dy * u * 100.]
+            return out, grad
+        u = tf.constant(2.)
+        with tf.GradientTape() as tape:
+            tape.watch(u)
+            s = scaled(u)
+        observe("grad_variables", tape.gradient(s, [u, w]))
+        @tf.custom_gradient
+        def pair(u):
+            def grad(d1, d2):
+                return d1 + 10. * d2
+            return (u * 2., u * 3.), grad
+        with tf.GradientTape() as tape:
+            tape.watch(u)
+            p1, p2 = pair(u)
+            total = p1 + p2 * 2.
+        observe("grad_two_outputs", tape.gradient(total, u))
+        with tf.GradientTape() as tape:
+            tape.watch(u)
+            p1, _ = pair(u)
+        observe("grad_unused_output", tape.gradient(p1, u))
+        class Layer(tf.Module):
+            @tf.custom_gradient
+            def double(self, v):
+                return v * 2., lambda dy: dy * 7.
+        with tf.GradientTape() as tape:
+            tape.watch(u)
+            m = Layer().double(u)
+        observe("grad_method", tape.gradient(m, u))
+        @tf.function
+        def in_function(v):
+            with tf.GradientTape() as tape:
+                tape.watch(v)
+                out = log1pexp(v)
+            return tape.gradient(out, v)
+        observe("grad_in_function", in_function(tf.constant([0., 100.])))
+        strategy = mirrored()
+        with strategy.scope():
+            mv = tf.Variable(2.)
+        @tf.custom_gradient
+        def times_mv(t):
+            def grad(dy, variables=None):
+                return dy * 0., [dy * 5.]
+            return t * mv, grad
+        def step():
+            with tf.GradientTape() as tape:
+                out = times_mv(tf.constant(1.))
+            return tape.gradient(out, mv)
+        observe("grad_under_strategy_run", strategy.experimental_local_results(strategy.run(step)))
+        recomputed = tf.recompute_grad(lambda t: tf.exp(t) * w)
+        with tf.GradientTape() as tape:
+            tape.watch(u)
+            r = recomputed(u)
+        observe("recompute_value", r)
+        observe("recompute_grad", tape.gradient(r, [u, w]))
+        @tf.custom_gradient
+        def needs_variables(t):
+            return t * w, lambda dy: dy
+        def call_needs_variables():
+            with tf.GradientTape() as tape:
+                tape.watch(u)
+                return needs_variables(u)
+        observe("grad_fn_without_variables", call_needs_variables)
+        @tf.custom_gradient
+        def too_many(t):
+            return t * 2., lambda dy: (dy, dy)
+        def too_many_grads():
+            with tf.GradientTape() as tape:
+                tape.watch(u)
+                out = too_many(u)
+            return tape.gradient(out, u)
+        observe("too_many_grads", too_many_grads)
+        @tf.custom_gradient
+        def missing_variable_grad(t):
+            def grad(dy, variables=None):
+                return dy, []
+            return t * w, grad
+        def missing_variable():
+            with tf.GradientTape() as tape:
+                tape.watch(u)
+                out = missing_variable_grad(u)
+            return tape.gradient(out, [u, w])
+        observe("missing_variable_grad", missing_variable)
+        """,
+        phrases={
+            "grad_fn_without_variables": ("grad_fn must accept keyword argument 'variables'",),
+            "too_many_grads": ("custom_gradient function expected to return 1 gradients, but returned 2 instead",),
+            "missing_variable_grad": ("Must return gradient for each variable from @custom_gradient grad_fn",),
+        },
+    ),
 ]
