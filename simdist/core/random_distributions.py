@@ -14,9 +14,11 @@ by its series (``g < alpha + 1``) or continued fraction, and its derivative in `
 a central difference in float64. ``poisson`` has no gradient: as in TF, asking for one
 raises ``LookupError``.
 
-``stateless_split(seed, num)`` derives ``num`` new seeds from one; ``stateless_fold_in(seed,
-data)`` one seed from a seed and an integer; both pure functions of their inputs (simdist's
-own values: TF's differ), int32 or int64 like the seed.
+``stateless_categorical`` is ``categorical`` keyed by its seed alone.
+``stateless_split(seed, num)`` (also ``tf.random.split``) derives ``num`` new seeds from
+one; ``stateless_fold_in(seed, data)`` (also ``tf.random.fold_in``) one seed from a seed
+and an integer; both pure functions of their inputs (simdist's own values: TF's differ),
+int32 or int64 like the seed.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from simdist.core.tensor import Tensor, make_tensor
 
 __all__ = [
     "poisson", "gamma", "stateless_poisson", "stateless_gamma", "stateless_split",
-    "stateless_fold_in",
+    "stateless_fold_in", "stateless_categorical", "split", "fold_in",
 ]  # fmt: skip
 
 _POISSON_DTYPES = ("float16", "float32", "float64", "int32", "int64")
@@ -227,3 +229,27 @@ def stateless_fold_in(seed, data, alg="auto_select") -> Tensor:
     s = _seed_pair(seed)
     words = [int(v) for v in s._value] + [int(convert_to_tensor(data)._value), 1]
     return make_tensor(_derived(words, 1, s._dtype)[0], s._dtype)
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None) -> Tensor:
+    """``tf.random.categorical`` as a pure function of ``seed=[a, b]``: class indices
+    ``[batch_size, num_samples]`` drawn from unnormalised log-probabilities.
+
+    Raises:
+        InvalidArgumentError: ``logits`` is not a matrix, or ``seed`` not of shape [2].
+    """
+    x = convert_to_tensor(logits)
+    dtype = dtypes.as_dtype(dtype)
+    lv = x._value
+    if lv.ndim != 2:
+        raise errors.InvalidArgumentError(
+            f"logits should be a matrix, got shape {list(lv.shape)} [Op:StatelessMultinomial]"
+        )
+    count = int(convert_to_tensor(num_samples)._value)
+    gumbel = _stateless_rng(seed).gumbel(size=(lv.shape[0], count, lv.shape[1]))
+    picks = np.argmax(lv[:, None, :].astype(np.float64) + gumbel, axis=-1)
+    return make_tensor(picks.astype(dtype._np), dtype)
+
+
+split = stateless_split  # tf.random.split is tf.random.experimental.stateless_split
+fold_in = stateless_fold_in  # and tf.random.fold_in is stateless_fold_in

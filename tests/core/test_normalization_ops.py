@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 import simdist as tf
 from tests.gradcheck import check_gradients
@@ -41,3 +42,17 @@ def test_conv1d_is_a_sliding_dot_product():
     ncw = tf.nn.conv1d(np.transpose(x, [0, 2, 1]), k, 2, "VALID", data_format="NCW").numpy()
     np.testing.assert_allclose(ncw, np.transpose(want, [0, 2, 1]), rtol=1e-12)
     check_gradients(lambda a, b: tf.nn.conv1d(a, b, 2, "SAME", dilations=1), x, k)
+
+
+def test_timestamp_is_the_clock_and_refused_under_op_determinism():
+    import time
+
+    from simdist.testing import fresh_runtime
+
+    with fresh_runtime():
+        before = time.time()
+        stamp = tf.timestamp()
+        assert stamp.dtype == tf.float64 and before <= float(stamp) <= time.time()
+        tf.config.experimental.enable_op_determinism()
+        with pytest.raises(tf.errors.FailedPreconditionError, match="determinism"):
+            tf.timestamp()

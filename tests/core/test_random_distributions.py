@@ -68,3 +68,10 @@ def test_poisson_has_no_gradient():
         counts = tf.random.poisson([3], rate)
     with pytest.raises(LookupError):
         tape.gradient(counts, rate)
+
+
+def test_stateless_categorical_is_pure_and_follows_the_logits():
+    logits = [[0.0, 0.0], [10.0, -10.0]]
+    draws = tf.random.stateless_categorical(logits, 2000, seed=[5, 6]).numpy()
+    np.testing.assert_array_equal(draws, tf.random.stateless_categorical(logits, 2000, [5, 6]))
+    assert (draws[1] == 0).all() and 0.45 < draws[0].mean() < 0.55

@@ -788,12 +788,15 @@ SNIPPETS = [
         observe("grad_gelu_approximate", tape.gradient(ga, x))
         observe("grad_batch_normalization", tape.gradient(bn, [x, m, v, o, s]))
         observe("grad_conv1d", tape.gradient(cv, [seq, k]))
-        t = tf.timestamp()
-        observe("timestamp", (t.dtype, t.shape, bool(t > 1.7e9)))
+        tf.config.experimental.enable_op_determinism()  # TF: once per process, for good
+        observe("timestamp_under_determinism", tf.timestamp)
         observe("gelu_int", lambda: tf.nn.gelu([1, 2]))
         observe("conv1d_channels", lambda: tf.nn.conv1d(seq, tf.ones([2, 3, 3]), stride=1, padding="VALID"))
         """,
-        phrases={"gelu_int": ("must be a floating point tensor",)},
+        phrases={
+            "gelu_int": ("must be a floating point tensor",),
+            "timestamp_under_determinism": ("Timestamp cannot be called when determinism is enabled",),
+        },
     ),
     S(
         "random.distributions",
@@ -841,6 +844,13 @@ SNIPPETS = [
         observe("fold_in", (fold.shape, fold.dtype))
         observe("fold_in_differs", bool(tf.reduce_any(fold != tf.random.experimental.stateless_fold_in([1, 2], 6))))
         observe("split_usable", tf.random.stateless_normal([2], seed=split[0]).shape)
+        observe("split_top_level", tf.random.split is tf.random.experimental.stateless_split)
+        observe("fold_in_top_level", tf.random.fold_in is tf.random.experimental.stateless_fold_in)
+        cat = tf.random.stateless_categorical([[0., 1.], [5., -50.]], 3, seed=[1, 2])
+        observe("stateless_categorical", (cat.shape, cat.dtype, cat[1].numpy().tolist()))
+        observe("stateless_categorical_int32", tf.random.stateless_categorical([[0., 1.]], 3, seed=[1, 2], dtype=tf.int32).dtype)
+        observe("stateless_categorical_pure", bool(tf.reduce_all(cat == tf.random.stateless_categorical([[0., 1.], [5., -50.]], 3, seed=[1, 2]))))
+        observe("stateless_categorical_vector", lambda: tf.random.stateless_categorical([0., 1.], 3, seed=[1, 2]))
         observe("split_bad_seed", lambda: tf.random.experimental.stateless_split([1, 2, 3]))
         observe("poisson_bool", lambda: tf.random.poisson([2], 3., dtype=tf.bool))
         observe("gamma_int", lambda: tf.random.gamma([3], 1., dtype=tf.int32))
@@ -848,6 +858,7 @@ SNIPPETS = [
         phrases={
             "poisson_grad": ("gradient registry has no entry for: RandomPoissonV2",),
             "split_bad_seed": ("seed must have shape [2], not [3]",),
+            "stateless_categorical_vector": ("logits should be a matrix",),
         },
     ),
     S(
