@@ -63,4 +63,6 @@ def test_gradients():
     check_gradients(tf.math.erfc, x)
     check_gradients(tf.math.lgamma, x)
     check_gradients(tf.math.lgamma, -x - 0.05)
+    check_gradients(tf.math.digamma, x, rtol=1e-5)
+    check_gradients(tf.math.digamma, -x - 0.05, rtol=1e-5)
     check_gradients(lambda a, b, t: tf.math.polyval([a, b, 3.0], t), x, x, x)

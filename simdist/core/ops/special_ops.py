@@ -8,9 +8,10 @@ NumPy has no ``erf`` or ``lgamma``: they are Python's ``math.erf``, ``math.erfc`
 computed here: the reflection formula below 0.5, the recurrence ``psi(x) = psi(x + 1) - 1/x``
 up to 10, then the asymptotic series; NaN at the poles, as TF's.
 
-Gradients: ``erf' = 2/sqrt(pi) exp(-x^2)``, ``erfc' = -erf'``, ``lgamma' = digamma``;
-``digamma`` has none here (TF's is ``polygamma(1, x)``, not provided). ``polyval`` is built
-from ``multiply`` and ``add`` (Horner's rule), so its gradient follows from theirs.
+Gradients: ``erf' = 2/sqrt(pi) exp(-x^2)``, ``erfc' = -erf'``, ``lgamma' = digamma``,
+``digamma' = trigamma`` (``polygamma(1, x)``, by the same recurrence, reflection and
+series). ``polyval`` is built from ``multiply`` and ``add`` (Horner's rule), so its gradient
+follows from theirs.
 """
 
 from __future__ import annotations
@@ -74,6 +75,33 @@ def _digamma_scalar(v: float) -> float:
     return shift + math.log(v) - 0.5 / v - series
 
 
+# psi'(x) ~ 1/x + 1/(2x^2) + sum B_2k / x^(2k+1): the B_2k for k = 1..7
+_TRIGAMMA_ASYMPTOTIC = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def _trigamma_scalar(v: float) -> float:
+    if math.isnan(v) or (v <= 0 and v == math.floor(v)):
+        return math.nan
+    if v == math.inf:
+        return 0.0
+    if v < 0.5:  # reflection: psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x)
+        return (math.pi / math.sin(math.pi * v)) ** 2 - _trigamma_scalar(1.0 - v)
+    shift = 0.0
+    while v < 10.0:
+        shift += 1.0 / (v * v)
+        v += 1.0
+    inv2 = 1.0 / (v * v)
+    series = 0.0
+    for coefficient in reversed(_TRIGAMMA_ASYMPTOTIC):
+        series = (series + coefficient) * inv2
+    return shift + 1.0 / v + 0.5 * inv2 + series / v
+
+
+def _trigamma(values: np.ndarray) -> np.ndarray:
+    flat = [_trigamma_scalar(v) for v in values.astype(np.float64).reshape(-1).tolist()]
+    return np.asarray(flat, np.float64).reshape(values.shape).astype(values.dtype)
+
+
 def erf(x, name=None) -> Tensor:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt`` (float inputs).
 
@@ -107,8 +135,8 @@ def lgamma(x, name=None) -> Tensor:
 
 
 def digamma(x, name=None) -> Tensor:
-    """``d/dx lgamma(x)`` (float inputs); NaN at 0, -1, -2, ... No gradient here."""
-    return _unary("Digamma", x, _digamma, None)
+    """``d/dx lgamma(x)`` (float inputs); NaN at 0, -1, -2, ...; gradient ``polygamma(1, x)``."""
+    return _unary("Digamma", x, _digamma, lambda g, x, y: g * _trigamma(x))
 
 
 def _test(op: str, x, fn) -> Tensor:
