@@ -69,3 +69,11 @@ def test_confusion_matrix_counts_pairs():
     np.testing.assert_array_equal(got, want)
     with pytest.raises(tf.errors.InvalidArgumentError, match="negative"):
         tf.math.confusion_matrix([-1], [0])
+
+
+def test_nan_values_as_tf_compares_them():
+    nan = float("nan")
+    y, idx = tf.unique([nan, 1.0, nan, 0.0, -0.0])
+    assert idx.numpy().tolist() == [0, 1, 2, 3, 3] and y.shape == (4,)
+    assert tf.searchsorted([1.0, 2.0], [nan]).numpy().tolist() == [0]
+    assert tf.searchsorted([1.0, 2.0], [nan], side="right").numpy().tolist() == [2]

@@ -454,6 +454,7 @@ SNIPPETS = [
         observe("cumprod", tf.math.cumprod(x, axis=1))
         observe("cumprod_exclusive", tf.math.cumprod([1., 2., 3.], exclusive=True))
         observe("cumprod_reverse", tf.math.cumprod([1., 2., 3.], reverse=True, exclusive=True))
+        observe("cumsum_empty_exclusive", tf.cumsum(tf.zeros([0, 3]), axis=0, exclusive=True))
         with tf.GradientTape(persistent=True) as tape:
             tape.watch(x)
             a = tf.reduce_sum(tf.cumsum(x, axis=1, exclusive=True) * [[1., 2., 3.], [4., 5., 6.]])
@@ -588,6 +589,9 @@ SNIPPETS = [
         observe("unique_strings", tf.unique(["b", "a", "b"]))
         observe("unique_bool", tf.unique([True, False, True]))
         observe("unique_empty", tf.unique(tf.constant([], tf.float32)))
+        observe("unique_nan_and_zeros", tf.unique([float("nan"), 1., float("nan"), 0.0, -0.0]))
+        observe("searchsorted_nan", tf.searchsorted([[1., 2.], [1., 2.]], [[float("nan")], [1.5]]))
+        observe("searchsorted_nan_right", tf.searchsorted([1., 2.], [float("nan")], side="right"))
         observe("unique_with_counts", tf.unique_with_counts([1, 1, 2, 4, 4, 4, 7, 8, 8]))
         observe("unique_with_counts_int64", tf.unique_with_counts([3, 3, 1], out_idx=tf.int64))
         observe("unique_fields", tf.unique([2, 2]).y)

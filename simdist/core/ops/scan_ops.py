@@ -49,7 +49,7 @@ def _scan(values: np.ndarray, axis: int, exclusive: bool, reverse: bool, ufunc) 
     if reverse:
         values = np.flip(values, axis)
     out = ufunc.accumulate(values, axis=axis, dtype=values.dtype)
-    if exclusive:
+    if exclusive and out.shape[axis]:
         identity = np.full_like(np.take(out, [0], axis=axis), ufunc.identity)
         out = np.concatenate([identity, np.take(out, np.arange(out.shape[axis] - 1), axis)], axis)
     if reverse:

@@ -3,7 +3,9 @@
 ``searchsorted`` searches each row of ``values`` in the matching row of the sorted
 ``sorted_sequence`` (their leading dimensions must agree); ``"left"`` gives the first index
 whose element is ``>=`` the value (TF's LowerBound), ``"right"`` the first ``>`` (UpperBound).
-``unique`` keeps first occurrences in order of appearance, as TF does (not sorted). None of
+A NaN value goes first (``"left"``) or last (``"right"``), as TF's comparisons put it.
+``unique`` keeps first occurrences in order of appearance, as TF does (not sorted); each NaN
+is a value of its own, and ``0.0`` and ``-0.0`` are one. None of
 these ops has a gradient (their outputs are indices), as in TF.
 """
 
@@ -83,6 +85,8 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
     found = np.empty(rows_v.shape, np.int64)
     for r in range(rows_v.shape[0]):
         found[r] = np.searchsorted(rows_s[r], rows_v[r], side=side)
+    if vv.dtype.kind == "f":  # TF's binary search: every comparison with NaN is false
+        found[np.isnan(rows_v)] = 0 if side == "left" else rows_s.shape[-1]
     return make_tensor(found.reshape(vv.shape), dtype)
 
 
