@@ -23,7 +23,9 @@ def reference(x, axis, exclusive, reverse, ufunc):
 @settings(max_examples=60)
 @given(
     x=hnp.arrays(
-        np.int64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4), elements=st.integers(-5, 5)
+        np.int64,
+        hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4),
+        elements=st.integers(-5, 5),
     ),
     data=st.data(),
     exclusive=st.booleans(),
