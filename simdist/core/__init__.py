@@ -71,6 +71,8 @@ from simdist.core.ops.creation_ops import zeros_like as zeros_like
 from simdist.core.ops.custom_gradient import custom_gradient as custom_gradient
 from simdist.core.ops.custom_gradient import recompute_grad as recompute_grad
 from simdist.core.ops.einsum_ops import einsum as einsum
+from simdist.core.ops.graph_gradients import gradients as gradients
+from simdist.core.ops.graph_gradients import hessians as hessians
 from simdist.core.ops.grid_ops import eye as eye
 from simdist.core.ops.grid_ops import linspace as linspace
 from simdist.core.ops.grid_ops import meshgrid as meshgrid

@@ -91,3 +91,16 @@ def test_under_strategy_run_each_replica_uses_grad_fn():
 
     results = strategy.experimental_local_results(strategy.run(step))
     assert [float(r) for r in results] == [5.0, 5.0]
+
+
+def test_graph_gradients_are_refused_as_eager_tf_refuses_them():
+    x = tf.constant(2.0)
+    with pytest.raises(RuntimeError, match="GradientTape"):
+        tf.hessians(x * x, x)
+
+    @tf.function
+    def inside(v):
+        return tf.gradients(v * v, v)
+
+    with pytest.raises(tf.errors.UnimplementedError, match="GradientTape"):
+        inside(x)

@@ -1070,11 +1070,15 @@ SNIPPETS = [
                 out = missing_variable_grad(u)
             return tape.gradient(out, [u, w])
         observe("missing_variable_grad", missing_variable)
+        observe("hessians_eager", lambda: tf.hessians(u * u, u))
+        observe("gradients_eager", lambda: tf.gradients(u * u, u))
         """,
         phrases={
             "grad_fn_without_variables": ("grad_fn must accept keyword argument 'variables'",),
             "too_many_grads": ("custom_gradient function expected to return 1 gradients, but returned 2 instead",),
             "missing_variable_grad": ("Must return gradient for each variable from @custom_gradient grad_fn",),
+            "hessians_eager": ("tf.gradients is not supported when eager execution is enabled",),
+            "gradients_eager": ("tf.gradients is not supported when eager execution is enabled",),
         },
     ),
 ]
