@@ -4,11 +4,13 @@ This module only re-exports; the ops live in ``simdist.core.ops``.
 """
 
 from simdist import symbolic_dispatch as _symbolic_dispatch
+from simdist.core.ops.conv1d_ops import conv1d as conv1d
 from simdist.core.ops.conv_ops import conv2d as conv2d
 from simdist.core.ops.conv_ops import convolution as convolution
 from simdist.core.ops.conv_transpose_ops import conv2d_transpose as conv2d_transpose
 from simdist.core.ops.depthwise_ops import depthwise_conv2d as depthwise_conv2d
 from simdist.core.ops.depthwise_ops import separable_conv2d as separable_conv2d
+from simdist.core.ops.linalg_ops import l2_normalize as l2_normalize
 from simdist.core.ops.nn_losses import compute_average_loss as compute_average_loss
 from simdist.core.ops.nn_losses import scale_regularization_loss as scale_regularization_loss
 from simdist.core.ops.nn_losses import (
@@ -35,7 +37,10 @@ from simdist.core.ops.nn_ops import silu as silu
 from simdist.core.ops.nn_ops import softmax as softmax
 from simdist.core.ops.nn_ops import softplus as softplus
 from simdist.core.ops.nn_ops import softsign as softsign
+from simdist.core.ops.nn_ops import swish as swish
 from simdist.core.ops.nn_ops import tanh as tanh
+from simdist.core.ops.normalization_ops import batch_normalization as batch_normalization
+from simdist.core.ops.normalization_ops import gelu as gelu
 from simdist.core.ops.pool_ops import avg_pool as avg_pool
 from simdist.core.ops.pool_ops import avg_pool2d as avg_pool2d
 from simdist.core.ops.pool_ops import max_pool as max_pool

@@ -49,7 +49,8 @@ _NOT_OPS = frozenset(
 # get_canonical_name_for_symbol, and tests/keras/test_tf_op_layer_vs_tf.py checks every
 # wrapped op's name against it.
 _CANONICAL = {
-    "cast": "cast", "clip_by_value": "clip_by_value", "einsum": "einsum",
+    "cast": "cast", "clip_by_value": "clip_by_value", "einsum": "einsum", "eye": "eye",
+    "nn.swish": "nn.silu",
     "matmul": "linalg.matmul", "saturate_cast": "dtypes.saturate_cast",
     "sigmoid": "math.sigmoid", "nn.softplus": "math.softplus", "tanh": "math.tanh",
     "tensordot": "tensordot", "transpose": "transpose",

@@ -7,6 +7,8 @@ sets them (the TF guides, tests) runs unchanged.
 
 from __future__ import annotations
 
+from simdist.core.context import process_state
+
 __all__ = [
     "get_soft_device_placement",
     "set_soft_device_placement",
@@ -32,7 +34,9 @@ def set_soft_device_placement(enabled: bool) -> None:
 
 def enable_op_determinism() -> None:
     """``tf.config.experimental.enable_op_determinism``: simdist is always deterministic
-    (same program, same bits), so this only records that the program asked."""
+    (same program, same bits), so this only records that the program asked, for the one op
+    TF then refuses (``tf.timestamp``)."""
+    process_state().op_determinism = True
 
 
 def enable_tensor_float_32_execution(enabled: bool) -> None:

@@ -47,6 +47,7 @@ class ProcessState:
     def __init__(self) -> None:
         self.runtime_started = False
         self.collectives_configured = False
+        self.op_determinism = False  # tf.config.experimental.enable_op_determinism() was called
 
 
 _process_state = ProcessState()

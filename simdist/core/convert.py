@@ -34,6 +34,8 @@ def _check_convertible(value, raw: np.ndarray, dtype: dtypes.DType) -> None:
     if raw.size == 0 and isinstance(value, (list, tuple)):
         return
     kind = raw.dtype.kind
+    if raw.size == 0 and isinstance(value, (list, tuple)):
+        return  # an empty Python list has no elements to refuse: tf.constant([], tf.int32)
     refused = (
         (kind == "f" and (dtype.is_integer or dtype.is_bool))
         or (kind == "b") != dtype.is_bool

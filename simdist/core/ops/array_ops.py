@@ -33,7 +33,7 @@ from simdist.core.tensor import Tensor, make_tensor
 
 __all__ = [
     "identity", "reshape", "expand_dims", "squeeze", "tile", "transpose", "broadcast_to",
-    "pad", "where", "shape", "size", "rank",
+    "pad", "where", "shape", "size", "rank", "shape_n", "identity_n",
     # re-exported from join_ops, creation_ops and slicing_ops
     "concat", "stack", "unstack", "split", "stack_nested",
     "fill", "one_hot", "ones", "ones_like", "range", "zeros", "zeros_like",
@@ -293,3 +293,29 @@ def rank(input, name=None) -> Tensor:
     """The number of dimensions of ``input`` as a scalar int32 tensor."""
     x = convert_to_tensor(input)
     return make_tensor(np.array(x._value.ndim, dtype=np.int32), dtypes.int32)
+
+
+def shape_n(input, out_type=dtypes.int32, name=None) -> list[Tensor]:
+    """The shapes of a list of tensors, one 1-D integer tensor each.
+
+    Raises:
+        InvalidArgumentError: an empty list (TF's ShapeN needs at least one input).
+    """
+    tensors = [convert_to_tensor(t) for t in input]
+    if not tensors:
+        raise errors.InvalidArgumentError(
+            "Value for attr 'N' of 0 must be at least minimum 1 [Op:ShapeN]; pass a non-empty "
+            "list of tensors."
+        )
+    out_type = dtypes.as_dtype(out_type)
+    if out_type not in (dtypes.int32, dtypes.int64):
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'out_type' of {out_type.name} is not in the list of allowed values: "
+            "int32, int64 [Op:ShapeN]."
+        )
+    return [shape(t, out_type) for t in tensors]
+
+
+def identity_n(input, name=None) -> list[Tensor]:
+    """Each tensor of a list as a new tensor; gradients pass through."""
+    return [identity(t) for t in input]

@@ -29,6 +29,7 @@ __all__ = [
     "softplus",
     "softsign",
     "silu",
+    "swish",
     "softmax",
     "log_softmax",
     "bias_add",
@@ -164,6 +165,9 @@ def silu(features, beta: float = 1.0, name=None) -> Tensor:
         return g * (s + b * v * s * (1 - s))
 
     return _unary("Silu", x, lambda v: v * _sigmoid(b * v), backward)
+
+
+swish = silu  # TF's other name for it (tf.nn.swish)
 
 
 def _check_axis(op: str, axis: int, ndim: int) -> int:

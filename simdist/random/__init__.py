@@ -12,7 +12,15 @@ from simdist.core.random import stateless_truncated_normal as stateless_truncate
 from simdist.core.random import stateless_uniform as stateless_uniform
 from simdist.core.random import truncated_normal as truncated_normal
 from simdist.core.random import uniform as uniform
+from simdist.core.random_distributions import fold_in as fold_in
+from simdist.core.random_distributions import gamma as gamma
+from simdist.core.random_distributions import poisson as poisson
+from simdist.core.random_distributions import split as split
+from simdist.core.random_distributions import stateless_categorical as stateless_categorical
+from simdist.core.random_distributions import stateless_gamma as stateless_gamma
+from simdist.core.random_distributions import stateless_poisson as stateless_poisson
 from simdist.core.random_generator import Algorithm as Algorithm
 from simdist.core.random_generator import Generator as Generator
 from simdist.core.random_generator import get_global_generator as get_global_generator
 from simdist.core.random_generator import set_global_generator as set_global_generator
+from simdist.random import experimental as experimental
