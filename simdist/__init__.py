@@ -34,6 +34,7 @@ _LAZY = {
     "linalg": "simdist.linalg",
     "math": "simdist.math",
     "nn": "simdist.nn",
+    "ragged": "simdist.ragged",
     "random": "simdist.random",
     "saved_model": "simdist.saved_model",
     "sim": "simdist.sim",
