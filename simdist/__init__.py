@@ -38,6 +38,7 @@ _LAZY = {
     "random": "simdist.random",
     "saved_model": "simdist.saved_model",
     "sim": "simdist.sim",
+    "strings": "simdist.strings",
     "summary": "simdist.summary",
     "tpu": "simdist.tpu",
     "train": "simdist.train",

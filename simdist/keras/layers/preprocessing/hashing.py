@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.convert import convert_to_tensor
+from simdist.core.strings.farmhash import fingerprint64
+from simdist.core.strings.siphash import siphash24
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import positive_int
 from simdist.keras.layers.preprocessing._encoding import encode
 from simdist.keras.layers.preprocessing._inputs import as_array, as_bytes
-from simdist.keras.layers.preprocessing.farmhash import fingerprint64
-from simdist.keras.layers.preprocessing.siphash import siphash24
 
 __all__ = ["Hashing"]
 

@@ -18,11 +18,11 @@ import numpy as np
 
 from simdist import errors
 from simdist.core.convert import convert_to_tensor
+from simdist.core.strings.farmhash import fingerprint64
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers.preprocessing._encoding import encode
 from simdist.keras.layers.preprocessing._inputs import adapt_batches, as_array, as_bytes
-from simdist.keras.layers.preprocessing.farmhash import fingerprint64
 
 __all__ = ["StringLookup", "IntegerLookup"]
 
