@@ -249,3 +249,52 @@ SNIPPETS += [
         """,
     ),
 ]
+
+SNIPPETS += [
+    S(
+        "data.ragged",
+        """
+        rt = tf.ragged.constant([[1, 2], [3], []])
+        ds = tf.data.Dataset.from_tensor_slices(rt)
+        observe("slices_spec", repr(ds.element_spec))
+        observe("slices", list(ds))
+        observe("slices_numpy", list(ds.as_numpy_iterator()))
+        observe("batch_spec", repr(ds.batch(2).element_spec))
+        observe("batch", [repr(e) for e in ds.batch(2)])
+        observe("batch_drop_spec", repr(ds.batch(2, drop_remainder=True).element_spec))
+        observe("nested_slices", [repr(e) for e in tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[[1], [2, 3]], [[4]]]))])
+        observe("nested_slices_spec", repr(tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[[1], [2, 3]], [[4]]])).element_spec))
+        pair = tf.data.Dataset.from_tensor_slices((rt, [1, 2, 3]))
+        observe("tuple_spec", repr(pair.element_spec))
+        observe("tuple_batch", [repr(e) for e in pair.batch(2)])
+        lines = tf.data.Dataset.from_tensor_slices(["a b", "c d e", "f"])
+        observe("map_split_spec", repr(lines.map(tf.strings.split).element_spec))
+        observe("map_split", list(lines.map(tf.strings.split)))
+        words = lines.batch(2).map(tf.strings.split)
+        observe("batch_map_spec", repr(words.element_spec))
+        observe("batch_map", [repr(e) for e in words])
+        observe("batch_of_ragged", [repr(e) for e in words.batch(2)])
+        observe("batch_of_ragged_spec", repr(words.batch(2).element_spec))
+        observe("unbatch", list(words.unbatch()))
+        observe("unbatch_spec", repr(words.unbatch().element_spec))
+        observe("map_ragged_in", list(words.map(lambda r: r.row_lengths())))
+        observe("map_to_dense", list(words.map(lambda r: r.to_tensor(default_value=""))))
+        d = tf.data.Dataset.range(4).map(lambda x: tf.range(x))
+        observe("ragged_batch_spec", repr(d.ragged_batch(2).element_spec))
+        observe("ragged_batch", [repr(e) for e in d.ragged_batch(3)])
+        observe("ragged_batch_drop", [repr(e) for e in d.ragged_batch(3, drop_remainder=True)])
+        observe("ragged_batch_drop_spec", repr(d.ragged_batch(3, drop_remainder=True).element_spec))
+        d2 = tf.data.Dataset.range(4).map(lambda x: tf.fill([x, 2], x))
+        observe("ragged_batch_2d_spec", repr(d2.ragged_batch(2).element_spec))
+        observe("ragged_batch_2d", [e.to_list() for e in d2.ragged_batch(2)])
+        observe("ragged_batch_scalar_spec", repr(tf.data.Dataset.range(3).ragged_batch(2).element_spec))
+        observe("ragged_batch_scalar", list(tf.data.Dataset.range(3).ragged_batch(2)))
+        observe("ragged_batch_fixed_spec", repr(tf.data.Dataset.from_tensor_slices(tf.zeros([4, 3])).ragged_batch(2).element_spec))
+        observe("ragged_batch_of_ragged", [repr(e) for e in lines.map(tf.strings.split).ragged_batch(2)])
+        observe("ragged_batch_numpy", [[r.tolist() for r in e] for e in d.ragged_batch(3).as_numpy_iterator()])
+        observe("padded_refused", lambda: ds.padded_batch(2))
+        observe("ragged_spec_class", type(ds.batch(2).element_spec).__name__)
+        """,
+        phrases={"padded_refused": ("padded_batch", "RaggedTensorSpec")},
+    ),
+]
