@@ -96,7 +96,7 @@ def test_errors_are_tfs():
     with pytest.raises(ValueError, match="same nesting depth"):
         tf.ragged.constant([[1, [2]]])
     with pytest.raises(errors.UnimplementedError):
-        tf.reduce_sum(tf.ragged.constant([[1]]), axis=1, keepdims=True)
+        tf.reduce_sum(tf.ragged.constant([[[1]]]), axis=2, keepdims=True)
 
 
 def test_spec():

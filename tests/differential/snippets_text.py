@@ -86,6 +86,11 @@ SNIPPETS = [
         observe("reduce_sum_rows", tf.reduce_sum(rt, axis=1))
         observe("reduce_sum_cols", tf.reduce_sum(rt, axis=0))
         observe("reduce_sum_all", tf.reduce_sum(rt))
+        observe("reduce_keepdims_all", tf.reduce_sum(rt, keepdims=True))
+        observe("reduce_keepdims_rows", tf.reduce_sum(rt, axis=1, keepdims=True))
+        observe("reduce_keepdims_cols", tf.reduce_mean(rt, axis=0, keepdims=True))
+        observe("reduce_both_axes", tf.reduce_max(rt, axis=[0, 1]))
+        observe("reduce_both_keepdims", tf.reduce_sum(rt, axis=[0, 1], keepdims=True))
         observe("reduce_sum_neg", tf.reduce_sum(ri, axis=-1))
         observe("reduce_mean_rows", tf.reduce_mean(rt, axis=1))
         observe("reduce_mean_cols", tf.reduce_mean(rt, axis=0))
@@ -305,5 +310,21 @@ SNIPPETS += [
         observe("ragged_spec_class", type(ds.batch(2).element_spec).__name__)
         """,
         phrases={"padded_refused": ("padded_batch", "RaggedTensorSpec")},
+    ),
+]
+
+SNIPPETS += [
+    S(
+        "data.ragged_distributed",
+        """
+        strategy = mirrored(["CPU:0", "CPU:1"])
+        lines = tf.data.Dataset.from_tensor_slices(["a b", "c d e", "f", "g h", "i", "j k l"]).batch(4).map(tf.strings.split)
+        batches = [[repr(v) for v in e.values] for e in strategy.experimental_distribute_dataset(lines)]
+        observe("batches", batches)
+        first = next(iter(strategy.experimental_distribute_dataset(lines)))
+        lengths = strategy.run(lambda x: tf.reduce_sum(tf.strings.length(x.flat_values)), args=(first,))
+        observe("run", list(lengths.values))
+        observe("reduce", strategy.reduce("SUM", lengths, axis=None))
+        """,
     ),
 ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from simdist import errors
 from simdist.core.convert import convert_to_tensor
-from simdist.core.ops import join_ops, math_ops, reduction_ops, segment_ops
+from simdist.core.ops import array_ops, join_ops, math_ops, reduction_ops, segment_ops
 from simdist.core.ragged.ragged_tensor import RaggedTensor, is_ragged
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -40,23 +40,27 @@ def reduce(kind: str, rt: RaggedTensor, axis, keepdims: bool = False):
     """``tf.reduce_<kind>(rt, axis)`` for a ragged ``rt``.
 
     Raises:
-        UnimplementedError: ``keepdims``, or an axis simdist does not reduce on ragged
-            tensors (axis 0 or 1 of a ragged rank above 1).
+        UnimplementedError: an axis simdist does not reduce on ragged tensors (axis 0 or 1
+            of a ragged rank above 1), or ``keepdims`` with a ragged result.
         InvalidArgumentError: an axis out of range.
     """
-    if keepdims:
-        raise errors.UnimplementedError(
-            "simdist reduces ragged tensors without keepdims only; reduce, then expand_dims "
-            "(docs/differences.md)."
-        )
-    if axis is None:
-        return _DENSE[kind](rt.flat_values)
-    axes = np.asarray(getattr(axis, "_value", axis)).reshape(-1).tolist()
     rank = rt.shape.rank
+    if axis is None:
+        total = _DENSE[kind](rt.flat_values)
+        return array_ops.reshape(total, [1] * rank) if keepdims else total
+    axes = np.asarray(getattr(axis, "_value", axis)).reshape(-1).tolist()
     axes = sorted({a % rank if -rank <= a < rank else _bad_axis(a, rank) for a in axes})
     result = rt
     for removed, ax in enumerate(axes):
         result = _reduce_axis(kind, result, ax - removed)
+    if keepdims:
+        if is_ragged(result):
+            raise errors.UnimplementedError(
+                "simdist keeps the reduced dimensions (keepdims) only when the result is "
+                "dense; reduce, then add the dimension (docs/differences.md)."
+            )
+        for ax in axes:
+            result = array_ops.expand_dims(result, ax)
     return result
 
 

@@ -21,7 +21,6 @@ import numpy as np
 from simdist import errors
 from simdist.core import dtypes
 from simdist.core.convert import convert_to_tensor
-from simdist.core.ops import array_ops, slicing_ops
 from simdist.core.shape import TensorShape
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -198,37 +197,9 @@ class RaggedTensor:
             ValueError: both ``lengths`` and ``padding``; a rank below 2; ``ragged_rank``
                 other than 1 to ``rank - 1``.
         """
-        tensor = convert_to_tensor(tensor)
-        rank = tensor.ndim
-        if lengths is not None and padding is not None:
-            raise ValueError("Specify argument `lengths` or `padding`, but not both.")
-        if rank < 2:
-            raise ValueError(f"Input tensor must have rank >= 2, got shape {tensor.shape}.")
-        if not 1 <= ragged_rank < rank:
-            raise ValueError(f"ragged_rank must be in [1, {rank - 1}], got {ragged_rank}.")
-        if ragged_rank > 1:
-            inner = cls.from_tensor(
-                array_ops.reshape(tensor, [-1, *tensor._value.shape[2:]]),
-                ragged_rank=ragged_rank - 1,
-            )
-            width = tensor._value.shape[1]
-            splits = np.arange(tensor._value.shape[0] + 1, dtype=np.int64) * width
-            return cls(inner, make_tensor(splits), internal=True)
-        nrows, width = tensor._value.shape[:2]
-        if padding is not None:
-            pad = convert_to_tensor(padding, dtype=tensor.dtype)._value
-            is_pad = tensor._value == pad
-            is_pad = is_pad.reshape(nrows, width, -1).all(axis=2)
-            keep = width - np.argmin(is_pad[:, ::-1], axis=1)
-            keep[is_pad.all(axis=1)] = 0
-            lengths = keep
-        if lengths is None:
-            lengths = np.full(nrows, width, np.int64)
-        lengths = np.minimum(_splits_tensor(lengths, "lengths")._value, width)
-        index = np.concatenate([i * width + np.arange(n) for i, n in enumerate(lengths)] or [[]])
-        flat = array_ops.reshape(tensor, [nrows * width, *tensor._value.shape[2:]])
-        values = slicing_ops.gather(flat, make_tensor(index.astype(np.int64)))
-        return cls.from_row_lengths(values, lengths, validate=False)
+        from simdist.core.ragged import ragged_to_dense
+
+        return ragged_to_dense.from_tensor(tensor, lengths, padding, ragged_rank)
 
     # --- what it is ------------------------------------------------------------------
     @property

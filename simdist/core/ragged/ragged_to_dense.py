@@ -1,4 +1,5 @@
-"""``RaggedTensor.to_tensor``: rows padded into a dense tensor, as one differentiable gather.
+"""Dense to ragged and back: ``to_tensor`` (rows padded) and ``from_tensor`` (rows cut), each
+one differentiable gather.
 
 The dense result is ``gather(concat([values, [default]]), index)`` where ``index`` names, for
 each cell of the bounding (or requested) shape, the value that lands there, or the extra
@@ -16,7 +17,7 @@ from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import array_ops, join_ops, slicing_ops
 from simdist.core.tensor import Tensor, make_tensor
 
-__all__ = ["to_tensor"]
+__all__ = ["to_tensor", "from_tensor"]
 
 
 def _target_shape(shape, rank: int) -> list:
@@ -74,3 +75,48 @@ def to_tensor(rt, default_value=None, shape=None) -> Tensor:
         index[row, :count] = splits[row] + np.arange(count)
     table = join_ops.concat([inner, array_ops.expand_dims(default, 0)], axis=0)
     return slicing_ops.gather(table, make_tensor(index))
+
+
+def from_tensor(tensor, lengths=None, padding=None, ragged_rank: int = 1):
+    """The rows of a dense ``tensor`` (see ``RaggedTensor.from_tensor``): one gather of the
+    kept items, so the gradient reaches the dense input.
+
+    Raises:
+        ValueError: both ``lengths`` and ``padding``; a rank below 2; ``ragged_rank``
+            other than 1 to ``rank - 1``.
+    """
+    from simdist.core.ragged.ragged_tensor import RaggedTensor
+
+    tensor = convert_to_tensor(tensor)
+    rank = tensor.ndim
+    if lengths is not None and padding is not None:
+        raise ValueError("Specify argument `lengths` or `padding`, but not both.")
+    if rank < 2:
+        raise ValueError(f"Input tensor must have rank >= 2, got shape {tensor.shape}.")
+    if not 1 <= ragged_rank < rank:
+        raise ValueError(f"ragged_rank must be in [1, {rank - 1}], got {ragged_rank}.")
+    if ragged_rank > 1:
+        inner = from_tensor(
+            array_ops.reshape(tensor, [-1, *tensor._value.shape[2:]]),
+            ragged_rank=ragged_rank - 1,
+        )
+        width = tensor._value.shape[1]
+        splits = np.arange(tensor._value.shape[0] + 1, dtype=np.int64) * width
+        return RaggedTensor(inner, make_tensor(splits), internal=True)
+    nrows, width = tensor._value.shape[:2]
+    if padding is not None:
+        pad = convert_to_tensor(padding, dtype=tensor.dtype)._value
+        is_pad = tensor._value == pad
+        is_pad = is_pad.reshape(nrows, width, -1).all(axis=2)
+        keep = width - np.argmin(is_pad[:, ::-1], axis=1)
+        keep[is_pad.all(axis=1)] = 0
+        lengths = keep
+    if lengths is None:
+        lengths = np.full(nrows, width, np.int64)
+    lengths = np.minimum(
+        np.asarray(getattr(lengths, "_value", lengths), np.int64).reshape(-1), width
+    )
+    index = np.concatenate([i * width + np.arange(n) for i, n in enumerate(lengths)] or [[]])
+    flat = array_ops.reshape(tensor, [nrows * width, *tensor._value.shape[2:]])
+    values = slicing_ops.gather(flat, make_tensor(index.astype(np.int64)))
+    return RaggedTensor.from_row_lengths(values, lengths, validate=False)
