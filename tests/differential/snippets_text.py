@@ -104,6 +104,15 @@ SNIPPETS = [
         observe("stack_rows", repr(tf.ragged.stack([tf.constant([1, 2]), tf.constant([3])])))
         observe("stack_ragged", repr(tf.ragged.stack([ri, tf.ragged.constant([[4]])])))
         observe("mismatched", lambda: ri + tf.ragged.constant([[1], [2, 3], []]))
+        observe("dense_column", repr(rt + tf.constant([[10.], [20.], [30.]])))
+        observe("dense_one_row", repr(rt * tf.constant([[2.]])))
+        observe("dense_vector", lambda: rt + tf.constant([1., 2.]))
+        observe("center_rows", repr(rt - tf.reduce_mean(rt, axis=1, keepdims=True)))
+        nest3 = tf.ragged.constant([[[1], [2, 3]], [[4]]])
+        observe("merge_outer", repr(nest3.merge_dims(0, 1)))
+        observe("merge_inner", repr(nest3.merge_dims(1, 2)))
+        observe("merge_all", repr(nest3.merge_dims(0, 2)))
+        observe("merge_rank1", rt.merge_dims(0, 1))
         observe("to_tensor", rt.to_tensor())
         observe("to_tensor_default", rt.to_tensor(default_value=-1.))
         observe("to_tensor_shape", ri.to_tensor(shape=[2, 1]))
@@ -125,6 +134,11 @@ SNIPPETS = [
         observe("grad_slice", tf.convert_to_tensor(tape.gradient(sliced, v)))
         observe("grad_max", tape.gradient(mx, v))
         observe("grad_map", tape.gradient(mapped, v))
+        w = tf.constant([[1.], [2.], [3.]])
+        with tf.GradientTape() as tape2:
+            tape2.watch(w)
+            y = tf.reduce_sum((tf.RaggedTensor.from_row_lengths(v, [2, 0, 1]) * w).flat_values)
+        observe("grad_dense_column", tf.convert_to_tensor(tape2.gradient(y, w)))
         """,
     ),
     S(
@@ -308,6 +322,7 @@ SNIPPETS += [
         observe("ragged_batch_numpy", [[r.tolist() for r in e] for e in d.ragged_batch(3).as_numpy_iterator()])
         observe("padded_refused", lambda: ds.padded_batch(2))
         observe("ragged_spec_class", type(ds.batch(2).element_spec).__name__)
+        observe("dense_to_ragged_batch", [repr(e) for e in d.apply(tf.data.experimental.dense_to_ragged_batch(2))])
         """,
         phrases={"padded_refused": ("padded_batch", "RaggedTensorSpec")},
     ),

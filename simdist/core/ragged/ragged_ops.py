@@ -16,6 +16,7 @@ from simdist import errors
 from simdist.core import dtypes
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import comparison_ops, math_ops, slicing_ops
+from simdist.core.ops.array_ops import reshape
 from simdist.core.ragged.ragged_tensor import RaggedTensor, is_ragged
 from simdist.core.tensor import Tensor, make_tensor
 
@@ -176,14 +177,32 @@ def binary(fn, x, y, name: str):
     )
     inner_rank = rt.flat_values.ndim - 1
     if other_t.ndim > inner_rank:
-        raise errors.InvalidArgumentError(
-            f"{name}: a dense operand of shape {list(other_t.shape)} broadcast against a "
-            f"ragged tensor of shape {rt.shape} is not supported by simdist; only a scalar "
-            "or a value of each item's shape (or rt.to_tensor()) (docs/differences.md)."
-        )
+        other_t = _rows_to_values(rt, other_t, name)
     flat = rt.flat_values
     out = fn(flat, other_t) if ragged_first else fn(other_t, flat)
     return rt.with_flat_values(out)
+
+
+def _rows_to_values(rt: RaggedTensor, dense: Tensor, name: str) -> Tensor:
+    """A dense operand that broadcasts over the rows (``[nrows or 1, 1, ...]``, NumPy's rule
+    with the ragged dimension of size 1), as one item per value (a differentiable gather)."""
+    shape = [1] * (rt.shape.rank - dense.ndim) + list(dense._value.shape)
+    nrows = rt._nrows()
+    if (
+        rt.ragged_rank != 1
+        or len(shape) != rt.shape.rank
+        or shape[1] != 1
+        or (shape[0] not in (1, nrows))
+    ):
+        raise errors.InvalidArgumentError(
+            f"{name}: a dense operand of shape {list(dense.shape)} does not broadcast against "
+            f"a ragged tensor of shape {rt.shape}: it needs size 1 in the ragged dimension and "
+            f"1 or {nrows} rows (or densify with rt.to_tensor()) (docs/differences.md)."
+        )
+    rows = reshape(dense, [shape[0], *shape[2:]])
+    if shape[0] == 1:
+        return rows
+    return slicing_ops.gather(rows, rt.value_rowids())
 
 
 def _install() -> None:

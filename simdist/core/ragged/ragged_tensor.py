@@ -295,6 +295,34 @@ class RaggedTensor:
         shape = np.asarray(dims, np.int64)
         return make_tensor(shape if axis is None else shape[axis], out_type or dtypes.int64)
 
+    def merge_dims(self, outer_axis, inner_axis) -> RaggedTensor | Tensor:
+        """Dimensions ``outer_axis..inner_axis`` merged into one (their rows concatenated).
+
+        Raises:
+            ValueError: axes out of order or out of range, or an inner axis past the
+                ragged dimensions (dense inner dimensions stay as they are in simdist).
+        """
+        rank = self.shape.rank
+        outer, inner = (a % rank if -rank <= a < rank else rank for a in (outer_axis, inner_axis))
+        if outer >= rank or inner >= rank or outer > inner:
+            raise ValueError(
+                f"Expected 0 <= outer_axis <= inner_axis < {rank}, got outer_axis="
+                f"{outer_axis}, inner_axis={inner_axis}."
+            )
+        if outer == inner:
+            return self
+        if inner > self.ragged_rank:
+            raise ValueError("simdist merges ragged dimensions only (docs/differences.md).")
+        if outer == 0:  # the values are the rows of rows, merged
+            merged = self._values
+            return merged if inner == 1 else merged.merge_dims(0, inner - 1)
+        if outer == 1:  # each row's rows joined: the two splits composed
+            rows = self._values
+            composed = rows._row_splits._value[self._row_splits._value]
+            merged = RaggedTensor(rows._values, make_tensor(composed), internal=True)
+            return merged if inner == 2 else merged.merge_dims(1, inner - 1)
+        return self.with_values(self._values.merge_dims(outer - 1, inner - 1))
+
     def with_values(self, new_values) -> RaggedTensor:
         return RaggedTensor(_as_values(new_values), self._row_splits, internal=True)
 
