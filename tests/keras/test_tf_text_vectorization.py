@@ -1,6 +1,7 @@
 # ruff: noqa: E501 - the case source is data, kept as written
 """``TextVectorization`` against TF 2.21 + tf_keras: vocabularies, indices, counts and tf-idf
-for each standardize/split/ngrams/output_mode, adapt on arrays and datasets."""
+for each standardize/split/ngrams/output_mode, adapt on arrays and datasets; and the lookup,
+hashing and embedding layers on ragged token tensors (values and gradients)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,38 @@ _CASE = textwrap.dedent(
     """
 )
 
+_RAGGED_CASE = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        L = tf.keras.layers
+        words = tf.strings.split(["a b c a", "b zz", ""])
+        out = {}
+        for i, kw in enumerate([{}, {"output_mode": "multi_hot"}, {"output_mode": "count"},
+                                {"mask_token": "", "num_oov_indices": 2}]):
+            s = L.StringLookup(**kw)
+            s.adapt(words)
+            result = s(words)
+            out[f"lookup{i}"] = result.to_tensor(-7).numpy() if hasattr(result, "row_splits") else result.numpy()
+            out[f"vocab{i}"] = np.array(s.get_vocabulary()).astype(str)
+        inv = L.StringLookup(vocabulary=["a", "b"], invert=True)
+        out["invert"] = inv(tf.ragged.constant([[1, 2], [3]], dtype=tf.int64)).to_tensor("-").numpy()
+        ids = L.IntegerLookup(vocabulary=[5, 7])(tf.ragged.constant([[5, 7, 9], [7]], dtype=tf.int64))
+        out["int_lookup"] = ids.to_tensor(-7).numpy()
+        out["hashing"] = L.Hashing(num_bins=5)(words).to_tensor(-7).numpy()
+        out["hashing_count"] = L.Hashing(num_bins=5, output_mode="count")(words).numpy()
+        embedding = L.Embedding(6, 3, embeddings_initializer=tf.keras.initializers.Constant(
+            np.arange(18, dtype="float32").reshape(6, 3) / 10))
+        rows = tf.ragged.constant([[1, 2, 5], [3]])
+        with tf.GradientTape() as tape:
+            vectors = embedding(rows)
+            loss = tf.reduce_sum(tf.reduce_mean(vectors, axis=1) * [[1., 2., 3.], [4., 5., 6.]])
+        out["embedding"] = vectors.to_tensor().numpy()
+        out["embedding_shape"] = np.array([-1 if d is None else d for d in vectors.shape.as_list()])
+        out["embedding_grad"] = tf.convert_to_tensor(tape.gradient(loss, embedding.embeddings)).numpy()
+        return out
+    """
+)
+
 CONFIGS = [
     {},
     {"output_sequence_length": 4},
@@ -75,12 +108,16 @@ CONFIGS = [
 @pytest.fixture(scope="module")
 def compared():
     source = _CASE.replace("{configs}", repr(CONFIGS)).replace("{{", "{").replace("}}", "}")
-    ours = {"text": tf_oracle.run_simdist(source, 1)}
-    theirs, failures = tf_oracle.run_tf({"text": (source, ours["text"], 1)})
+    sources = {"text": source, "ragged_layers": _RAGGED_CASE}
+    ours = {name: tf_oracle.run_simdist(src, 1) for name, src in sources.items()}
+    theirs, failures = tf_oracle.run_tf(
+        {name: (src, ours[name], 1) for name, src in sources.items()}
+    )
     return ours, theirs, failures
 
 
-def test_text_vectorization_matches_tf_keras(compared):
+@pytest.mark.parametrize("name", ["text", "ragged_layers"])
+def test_matches_tf_keras(compared, name):
     ours, theirs, failures = compared
-    assert "text" not in failures, failures.get("text")
-    tf_oracle.assert_match("text", ours["text"], theirs["text"], rtol=1e-6, atol=1e-6)
+    assert name not in failures, failures.get(name)
+    tf_oracle.assert_match(name, ours[name], theirs[name], rtol=1e-6, atol=1e-6)
