@@ -11,6 +11,7 @@ RaggedTensor and keeps its rows.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 
@@ -233,8 +234,8 @@ def substr(input, pos, len, name=None, unit="BYTE") -> Tensor:
             strict=True,
         )
     ):
-        bounds = list(range(b.__len__() + 1)) if unit == "BYTE" else _utf8_starts(b)
-        size = bounds.__len__() - 1
+        bounds = list(range(builtins.len(b) + 1)) if unit == "BYTE" else _utf8_starts(b)
+        size = builtins.len(bounds) - 1
         if not -size <= p <= size:
             raise errors.InvalidArgumentError(
                 f"pos {p} out of range for string b'{_decode(b)}' at index {index} [Op:Substr]"
@@ -315,7 +316,7 @@ def as_string(
         return tensor  # TF: strings pass through unchanged
     if scientific and shortest:
         raise errors.InvalidArgumentError("Cannot select both scientific and shortest notation")
-    if fill.__len__() > 1:
+    if len(fill) > 1:
         raise errors.InvalidArgumentError(f"Fill string must be one or fewer characters: {fill}")
     if fill not in ("", " ", "0"):
         raise errors.InvalidArgumentError(f'Fill argument not supported: "{fill}" [Op:AsString]')
