@@ -141,6 +141,8 @@ from simdist.core.ops.slicing_ops import slice as slice
 from simdist.core.ops.slicing_ops import strided_slice as strided_slice
 from simdist.core.ops.sort_ops import argsort as argsort
 from simdist.core.ops.sort_ops import sort as sort
+from simdist.core.ragged import RaggedTensor as RaggedTensor
+from simdist.core.ragged import RaggedTensorSpec as RaggedTensorSpec
 from simdist.core.shape import TensorShape as TensorShape
 from simdist.core.tape import GradientTape as GradientTape
 from simdist.core.tape import UnconnectedGradients as UnconnectedGradients

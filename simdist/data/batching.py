@@ -15,7 +15,8 @@ import numpy as np
 from simdist import errors
 from simdist.core import dtypes, nest
 from simdist.core.shape import TensorShape
-from simdist.data import structure
+from simdist.core.tensor_spec import TensorSpec
+from simdist.data import ragged_elements, structure
 from simdist.data.dataset import INFINITE, UNKNOWN, Dataset, as_count
 
 __all__ = ["BatchDataset", "PaddedBatchDataset", "UnbatchDataset"]
@@ -37,28 +38,37 @@ def _check_batch_size(batch_size) -> int:
 class _BatchDataset(Dataset):
     """Consecutive elements stacked along a new first axis (``Dataset.batch``)."""
 
+    # ragged_batch's view of the input's spec (components with unknown dimensions ragged)
+    _spec_override: Any = None
+
     def __init__(self, input_dataset: Dataset, batch_size, drop_remainder: bool) -> None:
         super().__init__((input_dataset,))
         self._batch_size = _check_batch_size(batch_size)
         self._drop_remainder = bool(drop_remainder)
 
+    def _input_spec(self) -> Any:
+        if self._spec_override is not None:
+            return self._spec_override
+        return self._input_datasets[0].element_spec
+
     def _compute_element_spec(self) -> Any:
         size = self._batch_size if self._drop_remainder else None
-        return structure.batch_spec(self._input_datasets[0].element_spec, size)
+        return structure.batch_spec(self._input_spec(), size)
 
     def _cardinality(self) -> int:
         n = self._input_datasets[0]._cardinality()
         return _batch_count(n, self._batch_size, self._drop_remainder)
 
     def _iterate(self):
+        spec = self._input_spec()
         buffer: list = []
         for element in self._input_datasets[0]._iterate():
             buffer.append(element)
             if len(buffer) == self._batch_size:
-                yield structure.stack_elements(buffer)
+                yield structure.stack_elements(buffer, spec)
                 buffer = []
         if buffer and not self._drop_remainder:
-            yield structure.stack_elements(buffer)
+            yield structure.stack_elements(buffer, spec)
 
 
 class _PaddedBatchDataset(Dataset):
@@ -74,6 +84,13 @@ class _PaddedBatchDataset(Dataset):
         self._drop_remainder = bool(drop)
         spec = input_dataset.element_spec
         flat_specs = nest.flatten(spec)
+        for leaf in flat_specs:
+            if not isinstance(leaf, TensorSpec):
+                raise TypeError(
+                    "`padded_batch` is only supported for datasets that produce tensor elements "
+                    "but type spec of elements in the input dataset is not a subclass of "
+                    f"TensorSpec: `{leaf!r}`. Use ragged_batch for ragged elements."
+                )
         if padded_shapes is None:
             shapes = [s.shape for s in flat_specs]
         else:
@@ -177,7 +194,7 @@ class _UnbatchDataset(Dataset):
                     f"Component 0 had size {sizes[0]} but another component had sizes {sizes}."
                 )
             for i in range(sizes[0]):
-                yield structure.pack(element, [a[i, ...] for a in flat])
+                yield structure.pack(element, [ragged_elements.row(a, i) for a in flat])
 
 
 BatchDataset = _BatchDataset

@@ -218,6 +218,19 @@ class Dataset(SourceConstructors):
             self, batch_size, padded_shapes, padding_values, drop_remainder
         )
 
+    def ragged_batch(
+        self,
+        batch_size,
+        drop_remainder: bool = False,
+        row_splits_dtype=None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Batch elements of different shapes: a component with an unknown dimension becomes
+        a ``tf.RaggedTensor`` (its last unknown axis ragged), others batch densely."""
+        from simdist.data import ragged_elements
+
+        return ragged_elements.RaggedBatchDataset(self, batch_size, drop_remainder)
+
     def unbatch(self, name: str | None = None) -> Dataset:
         """Split each element along its first dimension into several elements."""
         from simdist.data import batching

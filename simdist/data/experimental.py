@@ -75,6 +75,11 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     )  # fmt: skip
 
 
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
+    """``Dataset.ragged_batch`` as a function for ``apply`` (TF's older name)."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
 def get_single_element(dataset):
     """``Dataset.get_single_element``."""
     return dataset.get_single_element()
@@ -85,6 +90,7 @@ __all__ = [
     "assert_cardinality",
     "bucket_by_sequence_length",
     "choose_from_datasets",
+    "dense_to_ragged_batch",
     "get_single_element",
     "group_by_window",
     "sample_from_datasets",

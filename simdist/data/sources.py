@@ -13,9 +13,10 @@ import numpy as np
 
 from simdist import errors
 from simdist.core import dtypes, nest
+from simdist.core.ragged.ragged_tensor import is_ragged
 from simdist.core.shape import TensorShape
 from simdist.core.tensor_spec import TensorSpec
-from simdist.data import structure
+from simdist.data import ragged_elements, structure
 from simdist.data.dataset import INFINITE, UNKNOWN, Dataset, as_count
 
 __all__ = ["GeneratorDataset", "RangeDataset", "TensorDataset", "TensorSliceDataset"]
@@ -53,13 +54,13 @@ class _TensorSliceDataset(Dataset):
 
     def _iterate(self):
         template, components = self._structure, self._components
-        if len(components) == 1 and isinstance(template, np.ndarray):
+        if len(components) == 1 and isinstance(template, np.ndarray) and not is_ragged(template):
             (column,) = components
             for i in range(self._n):
                 yield column[i, ...]
             return
         for i in range(self._n):
-            yield structure.pack(template, [c[i, ...] for c in components])
+            yield structure.pack(template, [ragged_elements.row(c, i) for c in components])
 
 
 class _TensorDataset(Dataset):

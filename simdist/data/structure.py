@@ -10,6 +10,10 @@ leaf. Users see elements as ``simdist`` Tensors placed on the host CPU.
 
 A leaf may also be a dataset (``Dataset.window``'s elements): it stays a dataset, its spec is
 a ``DatasetSpec``; it cannot be read as NumPy (as in TF) nor batched (TF can).
+
+A leaf may also be a ``RaggedTensor`` (its spec a ``RaggedTensorSpec``): it stays one, is read
+as NumPy by its ``numpy()`` and batched into a ragged tensor one ragged rank up
+(``ragged_elements``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from simdist import errors
 from simdist.core import dtypes, nest
 from simdist.core.convert import convert_to_tensor
 from simdist.core.device import canonical_name, current_device
+from simdist.core.ragged.ragged_spec import RaggedTensorSpec
+from simdist.core.ragged.ragged_tensor import RaggedTensor, is_ragged
 from simdist.core.shape import TensorShape
 from simdist.core.sparse import SparseTensor, SparseTensorSpec
 from simdist.core.tensor import Tensor, make_tensor
@@ -83,7 +89,7 @@ def _is_dataset(value: Any) -> bool:
 def _leaf_array(value: Any, what: str) -> np.ndarray:
     if isinstance(value, Tensor):
         return value._value
-    if _is_dataset(value):
+    if _is_dataset(value) or is_ragged(value):
         return value
     if hasattr(value, "_to_tensor"):
         return value._to_tensor(None)._value
@@ -144,6 +150,8 @@ def spec_of(element: Any) -> Any:
             return a.spec()
         if _is_dataset(a):
             return DatasetSpec(a.element_spec)
+        if is_ragged(a):
+            return RaggedTensorSpec.from_value(a)
         return TensorSpec(a.shape, dtypes.as_dtype(a.dtype))
 
     return nest.map_structure(leaf, element)
@@ -161,7 +169,7 @@ def to_tensors(element: Any, device: str | None = None) -> Any:
     def leaf(a):
         if isinstance(a, SparseValue):
             return a.to_tensor(device)
-        if _is_dataset(a):
+        if _is_dataset(a) or is_ragged(a):
             return a
         return make_tensor(a, device=device)
 
@@ -184,6 +192,8 @@ def to_numpy(element: Any) -> Any:
                 "produce datasets (Dataset.window's elements): iterate each window, or "
                 "flat_map(lambda w: w.batch(size)) first."
             )
+        if is_ragged(a):
+            return a.numpy()
         return a[()] if a.ndim == 0 else a.copy()
 
     return nest.map_structure(leaf, element)
@@ -195,6 +205,8 @@ def batch_spec(spec: Any, size: int | None) -> Any:
     def add(s):
         if isinstance(s, SparseTensorSpec):
             return sparse_element.batch_spec(s, size)
+        if isinstance(s, RaggedTensorSpec):
+            return s._batch(size)
         return TensorSpec(TensorShape([size]).concatenate(s.shape), s.dtype)
 
     return nest.map_structure(add, spec)
@@ -210,6 +222,8 @@ def unbatch_spec(spec: Any) -> Any:
     def drop(s: TensorSpec) -> TensorSpec:
         if isinstance(s, SparseTensorSpec):
             return sparse_element.unbatch_spec(s)
+        if isinstance(s, RaggedTensorSpec):
+            return s._unbatch()
         if s.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return TensorSpec(s.shape[1:] if s.shape.rank is not None else None, s.dtype)
@@ -254,6 +268,9 @@ def dummy_element(spec: Any, unknown_size: int, fill: int = 1) -> Any:
         shape = (
             () if s.shape.rank is None else tuple(unknown_size if d is None else d for d in s.shape)
         )
+        if isinstance(s, RaggedTensorSpec) and s.ragged_rank > 0:
+            dense = make(TensorSpec(s.shape, s.dtype))
+            return RaggedTensor.from_tensor(make_tensor(dense), ragged_rank=s.ragged_rank)
         if s.dtype == dtypes.string:
             return np.full(shape, b"a" * (fill - 1), dtype=object)
         if s.dtype == dtypes.bool:
@@ -263,13 +280,15 @@ def dummy_element(spec: Any, unknown_size: int, fill: int = 1) -> Any:
     return nest.map_structure(make, spec)
 
 
-def stack_elements(elements: list) -> Any:
-    """Stack a list of same-structure elements along a new leading axis (one batch).
+def stack_elements(elements: list, spec: Any = None) -> Any:
+    """Stack a list of same-structure elements along a new leading axis (one batch); a
+    component whose ``spec`` is a ``RaggedTensorSpec`` becomes one ragged batch.
 
     Raises:
         InvalidArgumentError: two elements have different shapes in one component.
     """
     flats = [flatten(e) for e in elements]
+    flat_specs = nest.flatten(spec) if spec is not None else [None] * len(flats[0])
     if any(_is_dataset(leaf) for leaf in flats[0]):
         raise TypeError(
             "Batching datasets of datasets (Dataset.window's elements) is not supported by "
@@ -280,6 +299,14 @@ def stack_elements(elements: list) -> Any:
         column = [f[i] for f in flats]
         if isinstance(first, SparseValue):
             stacked.append(sparse_element.stack_sparse(column))
+            continue
+        leaf_spec = flat_specs[i]
+        if isinstance(leaf_spec, RaggedTensorSpec) or is_ragged(first):
+            from simdist.data import ragged_elements
+
+            if not isinstance(leaf_spec, RaggedTensorSpec):
+                leaf_spec = RaggedTensorSpec.from_value(first)
+            stacked.append(ragged_elements.batch_ragged(column, leaf_spec))
             continue
         for j, arr in enumerate(column):
             if arr.shape != first.shape:

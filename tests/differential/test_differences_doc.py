@@ -5,6 +5,7 @@ import pathlib
 from snippets_distribute import SNIPPETS as DISTRIBUTE
 from snippets_ops import SNIPPETS as OPS
 from snippets_surface import SNIPPETS as SURFACE
+from snippets_text import SNIPPETS as TEXT
 
 from simdist.testing.differential import TYPE_NAMES
 
@@ -14,7 +15,7 @@ DOC = (pathlib.Path(__file__).parents[2] / "docs" / "differences.md").read_text(
 def test_every_recorded_difference_is_documented():
     missing = [
         f"{s.id}/{label}"
-        for s in DISTRIBUTE + SURFACE + OPS
+        for s in DISTRIBUTE + SURFACE + OPS + TEXT
         for label in s.differs
         if f"{s.id}/{label}" not in DOC and not (f"`{s.id}/" in DOC and f"`{label}`" in DOC)
     ]
@@ -28,7 +29,7 @@ def test_every_renamed_type_is_documented():
 
 
 def test_every_documented_snippet_row_is_recorded():
-    recorded = {f"{s.id}/{label}" for s in DISTRIBUTE + SURFACE + OPS for label in s.differs}
+    recorded = {f"{s.id}/{label}" for s in DISTRIBUTE + SURFACE + OPS + TEXT for label in s.differs}
     rows = [line for line in DOC.splitlines() if line.startswith("| `") and "/" in line[:60]]
     for row in rows:
         first = row.split("|")[1].strip().split("`")[1]

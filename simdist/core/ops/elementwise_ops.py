@@ -36,7 +36,11 @@ def _input(op: str, x, floating: bool) -> Tensor:
 
 
 def _unary(op: str, x, forward: Callable, vjp: Callable | None, floating: bool = True) -> Tensor:
-    """Apply ``forward`` to ``x``'s array; ``vjp(g, x_array, y_array)`` is its gradient."""
+    """Apply ``forward`` to ``x``'s array; ``vjp(g, x_array, y_array)`` is its gradient.
+
+    A RaggedTensor maps over its ``flat_values`` and keeps its rows (TF's ragged dispatch)."""
+    if getattr(type(x), "_is_ragged", False):
+        return x.with_flat_values(_unary(op, x.flat_values, forward, vjp, floating))
     x = _input(op, x, floating)
     xv = x._value
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -28,6 +28,10 @@ def concat(values, axis, name="concat") -> Tensor:
     """
     if isinstance(values, Tensor) or hasattr(values, "_to_tensor"):
         values = [values]
+    if any(getattr(type(v), "_is_ragged", False) for v in values):
+        from simdist.core.ragged import ragged_math
+
+        return ragged_math.concat(values, axis)
     if not list(values):
         raise errors.InvalidArgumentError(
             "concat needs at least one tensor, got an empty list [Op:ConcatV2]; pass the "

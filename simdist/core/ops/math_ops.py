@@ -9,6 +9,8 @@ ops, comparisons and reductions live in sibling modules and are re-exported here
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from simdist import errors
@@ -341,9 +343,12 @@ def add_n(inputs, name=None) -> Tensor:
 def cast(x, dtype, name=None) -> Tensor:
     """``x`` converted to ``dtype``; float to int truncates toward zero (as TF).
 
-    Only float-to-float casts carry a gradient (the upstream gradient, cast back).
+    Only float-to-float casts carry a gradient (the upstream gradient, cast back). A
+    RaggedTensor casts its ``flat_values`` and keeps its rows.
     """
     dtype = dtypes.as_dtype(dtype)
+    if getattr(type(x), "_is_ragged", False):
+        return x.with_flat_values(cast(x.flat_values, dtype))
     x = convert_to_tensor(x)
     if x._dtype == dtype:
         return x
@@ -433,3 +438,29 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None) -> Tensor:
 
     record("MatMul", [a, b], [out], [grad_a, grad_b])
     return out
+
+
+def _ragged_dispatch(fn):
+    """``fn(x, y)`` where either side is a RaggedTensor: over its flat values, rows kept (TF's
+    ragged dispatch; ``ragged_ops.binary`` says which operands combine)."""
+
+    @functools.wraps(fn)
+    def dispatching(x, y, name=None):
+        if getattr(type(x), "_is_ragged", False) or getattr(type(y), "_is_ragged", False):
+            from simdist.core.ragged import ragged_ops
+
+            return ragged_ops.binary(fn, x, y, fn.__name__)
+        return fn(x, y, name)
+
+    return dispatching
+
+
+add = _ragged_dispatch(add)
+subtract = _ragged_dispatch(subtract)
+multiply = _ragged_dispatch(multiply)
+divide = truediv = _ragged_dispatch(divide)
+floordiv = _ragged_dispatch(floordiv)
+floormod = _ragged_dispatch(floormod)
+pow = _ragged_dispatch(pow)
+maximum = _ragged_dispatch(maximum)
+minimum = _ragged_dispatch(minimum)

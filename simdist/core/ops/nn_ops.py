@@ -49,7 +49,10 @@ def require_float(op: str, x: Tensor) -> None:
 
 
 def _unary(op: str, x, forward, backward, float_only: bool = True) -> Tensor:
-    """A one-input op: ``y = forward(x)``, ``dx = backward(g, x, y)``."""
+    """A one-input op: ``y = forward(x)``, ``dx = backward(g, x, y)`` (a RaggedTensor maps
+    over its ``flat_values``)."""
+    if getattr(type(x), "_is_ragged", False):
+        return x.with_flat_values(_unary(op, x.flat_values, forward, backward, float_only))
     (x,) = as_tensors(op, x)
     if float_only:
         require_float(op, x)

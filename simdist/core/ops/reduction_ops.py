@@ -80,6 +80,8 @@ def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool) -> np.ndarray:
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Sum over ``axis`` (all axes when ``None``), in the input's dtype."""
+    if getattr(type(input_tensor), "_is_ragged", False):
+        return input_tensor._reduce("sum", axis, keepdims)
     step_hooks.note("reduce", op="reduce_sum")
     x = _input("Sum", input_tensor, "iuf")
     xv = x._value
@@ -91,6 +93,8 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Mean over ``axis``; for integer inputs the sum divided with truncation toward zero."""
+    if getattr(type(input_tensor), "_is_ragged", False):
+        return input_tensor._reduce("mean", axis, keepdims)
     step_hooks.note("reduce", op="reduce_mean")
     x = _input("Mean", input_tensor, "iuf")
     xv = x._value
@@ -196,11 +200,15 @@ def _extreme(op: str, input_tensor, axis, keepdims: bool, fn) -> Tensor:
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Maximum over ``axis``; ties share the gradient equally."""
+    if getattr(type(input_tensor), "_is_ragged", False):
+        return input_tensor._reduce("max", axis, keepdims)
     return _extreme("Max", input_tensor, axis, keepdims, np.max)
 
 
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Minimum over ``axis``; ties share the gradient equally."""
+    if getattr(type(input_tensor), "_is_ragged", False):
+        return input_tensor._reduce("min", axis, keepdims)
     return _extreme("Min", input_tensor, axis, keepdims, np.min)
 
 

@@ -56,6 +56,9 @@ from simdist.keras.layers.preprocessing.lookup import IntegerLookup as IntegerLo
 from simdist.keras.layers.preprocessing.lookup import StringLookup as StringLookup
 from simdist.keras.layers.preprocessing.numeric import Normalization as Normalization
 from simdist.keras.layers.preprocessing.numeric import Rescaling as Rescaling
+from simdist.keras.layers.preprocessing.text_vectorization import (
+    TextVectorization as TextVectorization,
+)
 from simdist.keras.layers.reshaping import Permute as Permute
 from simdist.keras.layers.reshaping import RepeatVector as RepeatVector
 from simdist.keras.layers.reshaping import Reshape as Reshape

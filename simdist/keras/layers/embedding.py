@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import math_ops, slicing_ops
+from simdist.core.ragged.ragged_tensor import is_ragged
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras import initializers
@@ -72,6 +73,8 @@ class Embedding(Layer):
         return inputs  # indices keep their integer dtype (no autocast)
 
     def call(self, inputs) -> Tensor:
+        if is_ragged(inputs):  # Keras 2: the rows kept, each index embedded
+            return inputs.with_flat_values(self.call(inputs.flat_values))
         indices = convert_to_tensor(inputs)
         if indices.dtype.is_floating:
             indices = math_ops.cast(indices, "int32")
@@ -81,7 +84,7 @@ class Embedding(Layer):
 
     def compute_mask(self, inputs, mask=None):
         """``inputs != 0`` with ``mask_zero=True``, else None."""
-        if not self.mask_zero:
+        if not self.mask_zero or is_ragged(inputs):  # a ragged tensor needs no mask
             return None
         return math_ops.not_equal(convert_to_tensor(inputs), 0)
 

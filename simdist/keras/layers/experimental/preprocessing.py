@@ -10,6 +10,9 @@ from simdist.keras.layers.preprocessing.lookup import IntegerLookup as IntegerLo
 from simdist.keras.layers.preprocessing.lookup import StringLookup as StringLookup
 from simdist.keras.layers.preprocessing.numeric import Normalization as Normalization
 from simdist.keras.layers.preprocessing.numeric import Rescaling as Rescaling
+from simdist.keras.layers.preprocessing.text_vectorization import (
+    TextVectorization as TextVectorization,
+)
 
 
 def __getattr__(name: str):

@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.core.convert import convert_to_tensor
+from simdist.core.ragged.ragged_tensor import is_ragged
+from simdist.core.strings.farmhash import fingerprint64
+from simdist.core.strings.siphash import siphash24
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import positive_int
 from simdist.keras.layers.preprocessing._encoding import encode
-from simdist.keras.layers.preprocessing._inputs import as_array, as_bytes
-from simdist.keras.layers.preprocessing.farmhash import fingerprint64
-from simdist.keras.layers.preprocessing.siphash import siphash24
+from simdist.keras.layers.preprocessing._inputs import as_array, as_bytes, ragged_call
 
 __all__ = ["Hashing"]
 
@@ -64,7 +65,14 @@ class Hashing(Layer):
         return siphash24(k0, k1, data) % bins
 
     def call(self, inputs) -> Tensor:
-        values = as_array(inputs)
+        if is_ragged(inputs):
+            return ragged_call(self, inputs, self.output_mode == "int")
+        indices = self._indices(as_array(inputs))
+        if self.output_mode == "int":
+            return convert_to_tensor(indices)
+        return self._encode_indices(indices)
+
+    def _indices(self, values: np.ndarray) -> np.ndarray:
         if values.dtype.kind == "f":
             raise ValueError(
                 f"Hashing layer '{self.name}' hashes strings or integers, got floating inputs."
@@ -80,9 +88,9 @@ class Hashing(Layer):
                 flat.append(0)
             else:
                 flat.append(self._hash(key, bins) + (masked is not None))
-        indices = np.asarray(flat, dtype=np.int64).reshape(values.shape)
-        if self.output_mode == "int":
-            return convert_to_tensor(indices)
+        return np.asarray(flat, dtype=np.int64).reshape(values.shape)
+
+    def _encode_indices(self, indices: np.ndarray) -> Tensor:
         return encode(indices, self.num_bins, self.output_mode, name=self.name)
 
     @staticmethod

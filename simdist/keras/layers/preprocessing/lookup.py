@@ -18,11 +18,17 @@ import numpy as np
 
 from simdist import errors
 from simdist.core.convert import convert_to_tensor
+from simdist.core.ragged.ragged_tensor import is_ragged
+from simdist.core.strings.farmhash import fingerprint64
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers.preprocessing._encoding import encode
-from simdist.keras.layers.preprocessing._inputs import adapt_batches, as_array, as_bytes
-from simdist.keras.layers.preprocessing.farmhash import fingerprint64
+from simdist.keras.layers.preprocessing._inputs import (
+    adapt_batches,
+    as_array,
+    as_bytes,
+    ragged_call,
+)
 
 __all__ = ["StringLookup", "IntegerLookup"]
 
@@ -160,18 +166,26 @@ class _IndexLookup(Layer):
         return inputs
 
     def call(self, inputs) -> Tensor:
+        if is_ragged(inputs):
+            return ragged_call(self, inputs, self.invert or self.output_mode == "int")
         values = as_array(inputs)
         if self.invert:
             return self._invert(values)
-        flat = [self._lookup(self._key(t)) for t in values.reshape(-1)]
-        indices = np.asarray(flat, dtype=np.int64).reshape(values.shape)
+        indices = self._indices(values)
         if self.output_mode == "int":
             return convert_to_tensor(indices)
+        return self._encode_indices(indices)
+
+    def _indices(self, values: np.ndarray) -> np.ndarray:
+        flat = [self._lookup(self._key(t)) for t in values.reshape(-1)]
+        return np.asarray(flat, dtype=np.int64).reshape(values.shape)
+
+    def _encode_indices(self, indices: np.ndarray) -> Tensor:
+        """The encoding of ``indices`` (-1: a padded place of a ragged row, adds nothing)."""
         depth = self.vocabulary_size()
         if self.mask_token is not None:  # the mask has no column: indices move down one
             depth -= 1
-            masked = indices == 0
-            indices = np.where(masked, -1, indices - 1)
+            indices = np.where(indices <= 0, -1, indices - 1)
         return encode(indices, depth, self.output_mode, name=self.name)
 
     def _invert(self, values: np.ndarray) -> Tensor:
