@@ -212,3 +212,16 @@ def test_profile_counts_every_layer_of_a_fit_under_mirrored_strategy():
     report = prof.report()
     assert not prof.uncounted and not report.uncounted
     assert len(report.steps) == 1 and report.total_compute_time > 0
+
+
+def test_cost_step_prices_an_application_model_by_name(capsys):
+    from simdist.cli import main
+
+    argv = ["cost", "step", "--model", "applications.MobileNetV2", "--input-shape", "224,224,3",
+            "--topology", "dgx-a100", "--batch-per-device", "32", "--devices", "1,8"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# applications.MobileNetV2 on dgx-a100")
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("1 ", "8 "))]
+    assert [row[0] for row in rows] == ["1", "8"] and all(float(row[2]) > 0 for row in rows)
+    assert "unpriced" not in out
