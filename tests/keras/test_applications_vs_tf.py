@@ -154,7 +154,27 @@ _PREPROCESS = textwrap.dedent(
     """
 )
 
+# ReLU's options at their kinks (0, the threshold, the cap), the layers these models use
+_RELU = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        x = tf.constant(np.array([-2.0, -1.0, 0.0, 1.0, 3.0, 5.0, 6.0, 7.0], "float32"))
+        out = {}
+        options = [dict(max_value=6.0), dict(max_value=5.0), dict(negative_slope=0.1),
+                   dict(negative_slope=0.1, max_value=6.0), dict(threshold=1.0),
+                   dict(threshold=1.0, max_value=6.0, negative_slope=0.2)]
+        for i, kwargs in enumerate(options):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.keras.layers.ReLU(**kwargs)(x)
+            out[f"value_{i}"] = y
+            out[f"grad_{i}"] = tape.gradient(y, x)
+        return out
+    """
+)
+
 SOURCES = {f"structure_{k}": _STRUCTURE.format(build=v) for k, v in STRUCTURES.items()}
+SOURCES["relu"] = _RELU
 SOURCES.update(
     {
         f"forward_{k}": _FORWARD.format(build=b, size=s, preprocess=p)
@@ -223,3 +243,10 @@ def test_preprocess_input_matches_tf(compared):
         assert a.dtype == b.dtype, key
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-4, err_msg=key)
 
+
+
+def test_relu_options_and_their_gradients_at_the_kinks_match_tf(compared):
+    ours, theirs = _result(compared, "relu")
+    assert sorted(ours) == sorted(theirs)
+    for key in ours:
+        np.testing.assert_array_equal(ours[key][0], theirs[key][0], err_msg=key)
