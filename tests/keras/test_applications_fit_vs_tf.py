@@ -7,17 +7,24 @@ weights, MobileNetV2's BatchNormalization layers in training mode (17 blocks, ea
 normalized over 8 images of a few pixels, channels that ReLU6 left nearly constant divided by
 about ``sqrt(epsilon)``) amplify rounding so much that TF does not agree with itself: the same
 program with TF's default (oneDNN) CPU kernels and with ``TF_ENABLE_ONEDNN_OPTS=0`` gives
-second-step losses 2.6e-4 apart and weight changes up to 22% apart (of that weight's change).
-So the yardstick is TF's own spread, run here: simdist's distance from TF (oneDNN) must be at
-most 3 times the distance between TF's two kernel sets (measured ratio 0.8 to 1.4), for
+second-step losses 2.6e-4 apart (relative) and weight changes up to 22% apart (of that
+weight's change). So the yardstick is TF's own spread, run here: simdist's distance from TF
+(oneDNN) must be at most 3 times the distance between TF's two kernel sets (measured ratio
+0.8 to 1.4), for
 
-* the loss of each step (the first step's loss, a forward pass from equal weights, also
-  within 1e-5 relative: no amplification through gradients there);
+* the loss of each step, with a floor of 1e-5 relative (the first step's loss is a forward
+  pass from equal weights, no amplification through gradients: 8e-7 apart, TF's two kernel
+  sets 2e-7);
 * each weight's change from the start (``lr * gradients``), relative to the larger of that
   weight's change and 1e-3 of the largest change of any weight (a floor for offsets followed
   by a BatchNormalization, whose gradient is zero up to rounding);
-* the moving statistics (each replica moves its own copy by its batch; the copies' mean is
-  read), relative to the largest value of each statistic.
+* the moving means and the moving variances (each replica moves its own copy by its batch;
+  the copies' mean is read), each relative to the larger of its largest value and 1e-3 of
+  the largest of its kind (a floor for the means of channels that are zero up to rounding).
+
+Measured (2026-12-02): second-step loss simdist 2.18132, TF 2.18180, TF without oneDNN
+2.18123; largest weight-change error 0.30 (TF's spread 0.22); moving means 9.3e-4 (9.1e-4),
+moving variances 4.2e-6 (3.9e-6).
 """
 
 from __future__ import annotations
@@ -56,7 +63,9 @@ _FIT = textwrap.dedent(
                           loss="sparse_categorical_crossentropy", run_eagerly=True)
         history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
         trainable = [w.numpy() for w in model.trainable_weights]
-        moving = [w.numpy() for w in model.non_trainable_weights]
+        moving = [w.numpy() for w in model.non_trainable_weights]  # each layer: mean, variance
+        assert all(("moving_mean" in w.name) == (i % 2 == 0)
+                   for i, w in enumerate(model.non_trainable_weights))
         return {"weights": start, "loss": history.history["loss"],
                 "trainable": trainable, "moving": moving,
                 "start_trainable": [start[i] for i in _trainable_indices(model)],
@@ -104,9 +113,12 @@ def _change_errors(values, reference, start) -> float:
 
 
 def _statistic_errors(values, reference) -> float:
+    """The largest error of any statistic, relative to its largest value (with a floor)."""
+    scales = [float(np.abs(b).max()) for b in reference]
+    floor = 1e-3 * max(scales)
     return max(
-        float(np.abs(a.astype(np.float64) - b).max()) / max(float(np.abs(b).max()), 1e-12)
-        for a, b in zip(values, reference, strict=True)
+        float(np.abs(a.astype(np.float64) - b).max()) / max(scale, floor)
+        for a, b, scale in zip(values, reference, scales, strict=True)
     )
 
 
@@ -133,6 +145,7 @@ def test_weights_after_fit_match_tf_as_closely_as_tf_matches_itself(compared):
 def test_moving_statistics_after_fit_match_tf(compared):
     ours, theirs, other = compared
     assert len(ours["moving"]) == len(theirs["moving"]) > 100
-    ours_error = _statistic_errors(ours["moving"], theirs["moving"])
-    tf_spread = _statistic_errors(other["moving"], theirs["moving"])
-    assert ours_error <= 3 * tf_spread + 1e-6, (ours_error, tf_spread)
+    for kind, first in (("moving_mean", 0), ("moving_variance", 1)):  # each layer: mean, var
+        ours_error = _statistic_errors(ours["moving"][first::2], theirs["moving"][first::2])
+        tf_spread = _statistic_errors(other["moving"][first::2], theirs["moving"][first::2])
+        assert ours_error <= 3 * tf_spread + 1e-7, (kind, ours_error, tf_spread)
