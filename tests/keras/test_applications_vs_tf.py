@@ -173,8 +173,39 @@ _RELU = textwrap.dedent(
     """
 )
 
+# Keras's argument checks (none reaches ImageNet weights: TF would try to download them)
+_ERRORS = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        A = tf.keras.applications
+        calls = [
+            lambda: A.ResNet50(weights="no/such/file.h5"),
+            lambda: A.VGG16(classes=10),
+            lambda: A.ResNet50(weights=None, input_shape=(31, 64, 3)),
+            lambda: A.ResNet50V2(weights=None, input_shape=(64, 64)),
+            lambda: A.VGG19(weights=None, input_shape=(None, None, 3)),
+            lambda: A.ResNet101(input_shape=(64, 64, 3)),
+            lambda: A.ResNet50(include_top=False, input_shape=(64, 64, 1)),
+            lambda: A.ResNet50(weights=None, foo=1),
+            lambda: A.MobileNetV2(alpha=0.6, include_top=False),
+            lambda: A.ResNet50V2(classifier_activation="relu"),
+            lambda: A.MobileNetV2(input_shape=(32, 32, 3), weights=None,
+                                  input_tensor=tf.keras.Input((32, 40, 3))),
+        ]
+        names = []
+        for call in calls:
+            try:
+                call()
+                names.append("no error")
+            except Exception as error:  # the class is what is compared
+                names.append(type(error).__name__)
+        return {"errors": np.array(names)}
+    """
+)
+
 SOURCES = {f"structure_{k}": _STRUCTURE.format(build=v) for k, v in STRUCTURES.items()}
 SOURCES["relu"] = _RELU
+SOURCES["errors"] = _ERRORS
 SOURCES.update(
     {
         f"forward_{k}": _FORWARD.format(build=b, size=s, preprocess=p)
@@ -250,3 +281,9 @@ def test_relu_options_and_their_gradients_at_the_kinks_match_tf(compared):
     assert sorted(ours) == sorted(theirs)
     for key in ours:
         np.testing.assert_array_equal(ours[key][0], theirs[key][0], err_msg=key)
+
+
+def test_bad_arguments_raise_what_tf_raises(compared):
+    ours, theirs = _result(compared, "errors")
+    assert list(ours["errors"][0]) == [str(e) for e in theirs["errors"][0]]
+    assert set(ours["errors"][0]) == {"ValueError"}
