@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from simdist.cli_args import integer, output_file, script_file
@@ -64,8 +65,21 @@ def step_models() -> dict:
     from simdist.sim.throughput_validation import resnet50
 
     # the Fashion-MNIST CNN of TensorFlow's "Custom training with tf.distribute.Strategy";
-    # ResNet-50 v1.5 (224x224x3 input: give --input-shape 224,224,3)
-    return {"fashion-mnist-cnn": demo.create_model, "resnet50": resnet50}
+    # ResNet-50 v1.5 (224x224x3 input: give --input-shape 224,224,3); and Keras's own
+    # tf.keras.applications models as a user builds them (weights=None, 224x224x3)
+    models = {"fashion-mnist-cnn": demo.create_model, "resnet50": resnet50}
+    for name in APPLICATION_MODELS:
+        models[f"applications.{name}"] = functools.partial(_application_model, name)
+    return models
+
+
+APPLICATION_MODELS = ("ResNet50", "ResNet50V2", "MobileNetV2", "VGG16")
+
+
+def _application_model(name: str):
+    import simdist
+
+    return getattr(simdist.keras.applications, name)(weights=None)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,6 +8,7 @@ what there is).
 """
 
 from simdist.keras import activations as activations
+from simdist.keras import applications as applications
 from simdist.keras import backend as backend
 from simdist.keras import callbacks as callbacks
 from simdist.keras import constraints as constraints

@@ -51,7 +51,8 @@ def render() -> str:
         "name of real `tf.keras` (TensorFlow 2.21 with tf_keras, the Keras 2 of the source",
         "documents). A name marked *not yet* raises `AttributeError: ... is not yet in simdist`",
         "in the modules that have that message (`tf.keras`, `tf.keras.layers`, `tf.keras.models`,",
-        "`tf.keras.layers.experimental[.preprocessing]`), a plain AttributeError elsewhere.",
+        "`tf.keras.layers.experimental[.preprocessing]`, `tf.keras.applications`), a plain",
+        "AttributeError elsewhere.",
         "",
     ]
     summary = ["| module | simdist has | not yet |", "| --- | --- | --- |"]

@@ -26,6 +26,10 @@ __all__ = [
 def relu(x, alpha: float = 0.0, max_value: float | None = None, threshold: float = 0.0) -> Tensor:
     """``max(x, 0)``; with ``alpha`` a leaky slope below ``threshold``, with ``max_value`` a cap.
 
+    The ops are Keras 2's, so the gradients at the kinks are TF's: ``leaky_relu`` for a slope
+    alone, ``relu6`` for ``max_value=6`` without a threshold (gradient 0 at 0 and at 6), else
+    ``relu`` then ``clip_by_value(0, max_value)`` (gradient 1 at the cap).
+
     Args:
         x: input tensor.
         alpha: slope for values below ``threshold``.
@@ -35,13 +39,20 @@ def relu(x, alpha: float = 0.0, max_value: float | None = None, threshold: float
     x = convert_to_tensor(x)
     if alpha == 0.0 and max_value is None and threshold == 0.0:
         return nn_ops.relu(x)
-    below = nn_ops.relu(math_ops.subtract(threshold, x)) if alpha != 0.0 else None
+    below = None
+    if alpha != 0.0:
+        if max_value is None and threshold == 0.0:
+            return nn_ops.leaky_relu(x, alpha=alpha)
+        below = nn_ops.relu(math_ops.subtract(threshold, x))
+    clip = max_value is not None
     if threshold != 0.0:
         out = math_ops.multiply(x, math_ops.cast(comparison_ops.greater(x, threshold), x.dtype))
+    elif max_value == 6:
+        out, clip = nn_ops.relu6(x), False
     else:
         out = nn_ops.relu(x)
-    if max_value is not None:
-        out = math_ops.minimum(out, max_value)
+    if clip:
+        out = math_ops.clip_by_value(out, 0.0, max_value)
     if below is not None:
         out = math_ops.subtract(out, math_ops.multiply(below, alpha))
     return out

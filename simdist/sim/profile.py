@@ -35,6 +35,7 @@ import threading
 import numpy as np
 
 from simdist.core import profile_hook
+from simdist.core.compute_description import describe_compute
 from simdist.cost.assumptions import StepAssumptions
 from simdist.cost.compute import DTYPE_SIZES, OpCost, layer_costs, optimizer_cost
 from simdist.cost.nccl_constants import ALGORITHMS as NCCL_ALGORITHMS
@@ -216,6 +217,10 @@ class profile:
         if replica is None or isinstance(layer, Model):
             return  # cross-replica work, or a container whose layers report themselves
         label = f"{layer.name} ({type(layer).__name__})"
+        merged = [inputs]
+        if isinstance(inputs, (list, tuple)) and inputs and isinstance(inputs[0], Tensor):
+            merged = list(inputs)  # a merge layer: its rule reads the inputs from its node
+            inputs = inputs[0]
         value = inputs._value if isinstance(inputs, Tensor) else inputs
         if not isinstance(value, np.ndarray) or value.ndim < 1:
             self._count_uncounted(label)
@@ -228,15 +233,18 @@ class profile:
             return
         backward = list(cost.backward)
         tapes = _tapes_recording()
-        input_watched = isinstance(inputs, Tensor) and any(inputs._id in t._watched for t in tapes)
+        input_watched = any(
+            isinstance(x, Tensor) and any(x._id in t._watched for t in tapes) for x in merged
+        )
         if cost.params:
             if not layer.trainable:
-                weight_grads = ("kernel_grad", "bias_grad")
+                weight_grads = ("kernel_grad", "bias_grad", "affine_grad")
                 backward = [op for op in backward if not op.name.endswith(weight_grads)]
-            if input_watched:
-                kernel_grad = next(op for op in cost.backward if op.name.endswith("kernel_grad"))
-                name = kernel_grad.name.replace("kernel_grad", "input_grad")
-                backward.append(OpCost(name, kernel_grad.flops, kernel_grad.nbytes))
+            if input_watched:  # layer_costs leaves out a lone layer's input gradient
+                description = describe_compute(
+                    layer, tuple(value.shape[1:]), max(value.shape[0], 1), DTYPE_SIZES[dtype]
+                )
+                backward.extend(description.input_grads)
             differentiated = bool(tapes) and (input_watched or layer.trainable)
         else:
             differentiated = input_watched

@@ -34,12 +34,23 @@ def test_each_call_is_priced_at_the_shape_its_graph_gives_it():
 
 def test_a_layer_with_no_description_is_reported_not_zero():
     inputs = tf.keras.Input((4,))
-    joined = tf.keras.layers.Concatenate(name="cat")([inputs, inputs])
-    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2, name="d")(joined))
+    twice = tf.keras.layers.Lambda(lambda t: t * 2.0, name="twice")(inputs)  # Python: unknown
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2, name="d")(twice))
     costs = layer_costs(model, (4,), BATCH, unpriced="report")
-    assert [(c.name, c.priced) for c in costs] == [("cat", False), ("d", True)]
-    with pytest.raises(NotImplementedError, match="'cat' of type Concatenate"):
+    assert [(c.name, c.priced) for c in costs] == [("twice", False), ("d", True)]
+    with pytest.raises(NotImplementedError, match="'twice' of type Lambda"):
         layer_costs(model, (4,), BATCH)
+
+
+def test_concatenate_is_priced_from_its_node_shapes():
+    a, b = tf.keras.Input((4,)), tf.keras.Input((2,))
+    joined = tf.keras.layers.Concatenate(name="cat")([a, b])
+    model = tf.keras.Model([a, b], tf.keras.layers.Dense(2, name="d")(joined))
+    costs = {c.name: c for c in layer_costs(model, (4,), BATCH)}
+    assert costs["cat"].output_shape == (6,)
+    (forward,) = costs["cat"].forward
+    assert forward.flops == 0 and forward.nbytes == 2 * BATCH * 6 * 4  # read 6, write 6
+    assert costs["cat"].backward == ()  # no input depends on weights: no gradient to slice
 
 
 def test_an_input_shape_the_graph_does_not_take_is_an_error():

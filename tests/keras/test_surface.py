@@ -35,6 +35,7 @@ def test_table_rows_are_looked_up_on_the_package():
         (tf.keras.models, "tf.keras.models"),
         (tf.keras.layers.experimental, "tf.keras.layers.experimental"),
         (tf.keras.layers.experimental.preprocessing, "tf.keras.layers.experimental.preprocessing"),
+        (tf.keras.applications, "tf.keras.applications"),
     ],
 )
 def test_missing_tf_keras_name_says_not_yet_in_simdist(module, tf_name):

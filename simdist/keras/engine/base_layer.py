@@ -38,6 +38,7 @@ from simdist.core.variables import Variable, VariableAggregation, VariableSynchr
 from simdist.keras import backend, initializers
 from simdist.keras.engine import masking, tracking
 from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
+from simdist.keras.engine.node_attributes import NodeAttributes
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
 from simdist.keras.mixed_precision import policy as dtype_policies
 
@@ -61,7 +62,7 @@ _CTX = _CallContext()
 _GENERATIONS = itertools.count(1)  # across threads: a later call always has a larger number
 
 
-class Layer(AutoTrackable):
+class Layer(AutoTrackable, NodeAttributes):
     """The base class of every layer and model (``tf.keras.layers.Layer``).
 
     Subclasses create weights in ``build(input_shape)`` with :meth:`add_weight` (or in
@@ -536,6 +537,8 @@ class Layer(AutoTrackable):
         if shape and shape[0] is None and dims:
             dims[0] = None
         return TensorShape(dims)
+
+    compute_output_shape._probes = True  # symbolic_call: no rule of the layer's own
 
     # --- config -------------------------------------------------------------------------
     def get_config(self) -> dict:

@@ -5,11 +5,14 @@ and where it came from (``_keras_history``: the layer, which of its calls, which
 Calling a layer on KerasTensors computes nothing: it records a :class:`Node` (the layer, the
 call's arguments with KerasTensors in place, and the output KerasTensors) and returns
 symbolic outputs. Their shapes and dtypes come from calling the layer on zeros
-(:func:`symbolic_call`): once with each unknown dimension as 1 and, when there are unknown
-dimensions, once more with them as 2; an output dimension that differs between the two
-probes is unknown (``None``). The probes build the layer (its variables are created then, in
-the current strategy scope), run in inference mode (``training`` as the call gives it, else
-False) and their ``add_loss`` values are dropped. A small integer output (``tf.shape(x)``,
+(:func:`symbolic_call`): once with an unknown batch axis as 1 (other unknown axes as 32) and,
+when there are unknown dimensions, once more with them as 2 (33); an output dimension that
+differs between the two probes is unknown (``None``). Where the layer has a
+``compute_output_shape`` of its own, an output dimension it calls unknown stays unknown even
+when both probes agree on it (a strided convolution can map 32 and 33 rows to 16). The probes
+build the layer (its variables are created then, in the current strategy scope), run in
+inference mode (``training`` as the call gives it, else False) and their ``add_loss`` values
+are dropped A small integer output (``tf.shape(x)``,
 at most 16 elements) keeps the values the probes gave it, and later probes use them instead
 of zeros, so ``tf.reshape(y, tf.shape(x))`` probes as it will run (as Keras 2 keeps such a
 tensor's inferred value).
@@ -33,6 +36,7 @@ from simdist.core.tensor import Tensor
 __all__ = ["KerasTensor", "Node", "is_symbolic", "symbolic_call"]
 
 _SMALL = 16  # an integer output of at most this many elements keeps its probe values
+_PROBE_EXTRA = 31  # unknown non-batch axes are probed 32 and 33 long
 
 
 class KerasTensor:
@@ -59,9 +63,15 @@ class KerasTensor:
         )
 
     def _probe(self, fill: int) -> Tensor:
-        if self._probe_values is not None:  # a shape computed in the graph: its probe values
+        """Zeros of this shape: an unknown batch axis ``fill`` long, other unknown axes
+        ``fill + 31`` (long enough for the windows of ``'valid'`` convolutions and pooling);
+        a shape computed in the graph gives the values it had in the probes."""
+        if self._probe_values is not None:
             return self._probe_values[fill - 1]
-        dims = [fill if d is None else d for d in self.shape.as_list()]
+        dims = [
+            (fill if axis == 0 else fill + _PROBE_EXTRA) if d is None else d
+            for axis, d in enumerate(self.shape.as_list())
+        ]
         if self.dtype == dtypes.string:
             return convert_to_tensor(np.full(dims, b"", dtype=object))
         return convert_to_tensor(np.zeros(dims, dtype=self.dtype.as_numpy_dtype))
@@ -189,6 +199,7 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     first = probe(1)
     second = probe(2) if unknown else first
     name = getattr(layer, "name", None)
+    declared = _declared_shape(layer, args) if unknown and isinstance(first, Tensor) else None
 
     def symbolic(a, b):
         if not isinstance(a, Tensor):
@@ -197,6 +208,8 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
             da if da == db else None
             for da, db in zip(a.shape.as_list(), b.shape.as_list(), strict=True)
         ]
+        if declared is not None and declared.rank == len(dims):
+            dims = [None if d is None else p for d, p in zip(declared.as_list(), dims, strict=True)]
         tensor = KerasTensor(TensorShape(dims), a.dtype, name=name)
         if a.dtype.is_integer and a.shape == b.shape and a.shape.num_elements() <= _SMALL:
             same = np.array_equal(a.numpy(), b.numpy())
@@ -206,3 +219,27 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     outputs = nest.map_structure(symbolic, first, second)
     Node(layer, tuple(args), dict(kwargs), outputs)
     return outputs
+
+
+def _declared_shape(layer, args: tuple) -> TensorShape | None:
+    """The output shape the layer's own ``compute_output_shape`` gives for the symbolic inputs
+    (None when it has none of its own, or cannot say).
+
+    Two probes can agree by accident on a dimension that is unknown: a 7x7 stride-2 ``valid``
+    convolution gives 1 from 7 and from 8 rows. Where the layer's own rule says unknown, the
+    output dimension is unknown.
+    """
+    method = getattr(type(layer), "compute_output_shape", None)
+    if method is None or getattr(method, "_probes", False) or not args:
+        return None
+    shapes = nest.map_structure(
+        lambda t: t.shape if isinstance(t, KerasTensor) else t, args[0]
+    )
+    try:
+        shape = layer.compute_output_shape(shapes)
+    except (ValueError, TypeError, NotImplementedError, AttributeError, IndexError):
+        return None
+    try:
+        return as_shape(shape)
+    except (ValueError, TypeError):
+        return None

@@ -14,12 +14,14 @@
     Non-trainable params: 0
     _________________________________________________________________
 
-(rows are padded with spaces to 65 columns). A subclassed model's layer shapes are shown as
-``multiple``, as Keras does; a Sequential model's are propagated from its input shape. A
-Functional model lists its InputLayers (shape ``[(None, 3)]``) and each layer's output shape
-from the graph; unless it is a plain chain it is 98 columns wide with a fourth column,
-``Connected to``, naming each input as ``layer[node][tensor]`` (a long list continues on the
-next lines, broken after each ``',``), as Keras 2 prints it.
+(rows are padded with spaces to 65 columns; a field too long for its column continues on
+the next line, and the counts have no thousands separators, as Keras 2 prints them). A
+subclassed model's layer shapes are shown as ``multiple``, as Keras does; a Sequential
+model's are propagated from its input shape. A Functional model lists its InputLayers
+(shape ``[(None, 3)]``) and each layer's output shape from the graph; unless it is a plain
+chain it is 98 columns wide with a fourth column, ``Connected to``, naming each input as
+``layer[node][tensor]`` (a long list continues on the next lines, broken after each ``',``),
+as Keras 2 prints it.
 """
 
 from __future__ import annotations
@@ -29,16 +31,6 @@ import numpy as np
 from simdist.core.shape import as_shape
 
 __all__ = ["summary"]
-
-
-def _row(fields, positions) -> str:
-    line, start = " ", 0
-    for col, (field, end) in enumerate(zip(fields, positions, strict=True)):
-        space = 2 if col != len(positions) - 1 else 0
-        line += str(field)[: end - start - space] + " " * space
-        line += " " * (end - len(line))
-        start = end
-    return line
 
 
 def _count(weights) -> int:
@@ -71,19 +63,25 @@ def summary(model, line_length=None, positions=None, print_fn=None) -> None:
     emit = print_fn or print
     emit(f'Model: "{model.name}"')
     emit("_" * width)
-    emit(_row(["Layer (type)", "Output Shape", "Param #"], cuts))
+    for line in _wrapped_rows(["Layer (type)", "Output Shape", "Param #"], cuts):
+        emit(line)
     emit("=" * width)
     shapes = _output_shapes(model)
     for layer, shape in zip(model.layers, shapes, strict=True):
         count = _count(layer.weights) if layer.built else 0
-        emit(_row([f"{layer.name} ({type(layer).__name__})", shape, count], cuts))
+        for line in _wrapped_rows([f"{layer.name} ({type(layer).__name__})", shape, count], cuts):
+            emit(line)
         emit(" " * width)
     emit("=" * width)
+    _totals(model, width, emit)
+
+
+def _totals(model, width: int, emit) -> None:
     trainable = _count(model.trainable_weights)
     total = _count(model.weights)
-    emit(f"Total params: {total:,}")
-    emit(f"Trainable params: {trainable:,}")
-    emit(f"Non-trainable params: {total - trainable:,}")
+    emit(f"Total params: {total}")  # no thousands separators, as Keras 2 prints them
+    emit(f"Trainable params: {trainable}")
+    emit(f"Non-trainable params: {total - trainable}")
     emit("_" * width)
 
 
@@ -189,9 +187,4 @@ def _functional_summary(model, line_length, positions, emit) -> None:
             emit(line)
         emit(" " * width)
     emit("=" * width)
-    trainable = _count(model.trainable_weights)
-    total = _count(model.weights)
-    emit(f"Total params: {total:,}")
-    emit(f"Trainable params: {trainable:,}")
-    emit(f"Non-trainable params: {total - trainable:,}")
-    emit("_" * width)
+    _totals(model, width, emit)

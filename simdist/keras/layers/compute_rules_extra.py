@@ -34,8 +34,13 @@ reads or writes crosses device memory once):
   sum); the others one kernel writing the ``k`` input gradients (one FLOP each), reading the
   output gradient and, for Multiply/Maximum/Minimum, the ``k`` inputs.
 
-Concatenate and the lookup/hashing layers (host-side, strings) describe nothing: the cost
-report lists them as unpriced.
+* Concatenate of ``k`` inputs (their shapes as the layer's graph node has them): one copy
+  kernel of 0 FLOPs reading every input and writing the output; backward one kernel
+  slicing the output gradient into the ``k`` input gradients (reads and writes each element
+  once).
+
+The lookup/hashing layers (host-side, strings) describe nothing: the cost report lists them
+as unpriced.
 """
 
 from __future__ import annotations
@@ -57,7 +62,15 @@ from simdist.keras.layers.global_pooling import (
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
 )
-from simdist.keras.layers.merging import Add, Average, Maximum, Minimum, Multiply, Subtract
+from simdist.keras.layers.merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+)
 from simdist.keras.layers.normalization import BatchNormalization, LayerNormalization
 from simdist.keras.layers.preprocessing.numeric import Normalization, Rescaling
 from simdist.keras.layers.reshaping import (
@@ -314,3 +327,17 @@ for _cls, _reads, _extra in (
     (Minimum, True, False),
 ):
     register_compute_rule(_cls)(functools.partial(_merge, reads_inputs=_reads, extra_flop=_extra))
+
+
+@register_compute_rule(Concatenate)
+def _concatenate(layer, shape, batch, size):
+    nodes = getattr(layer, "_inbound_nodes", None) or []
+    if not nodes or len(nodes[0].inbound_tensors) < 2:
+        return None  # the other inputs' shapes are known only from its graph node
+    shapes = [tuple(t.shape.as_list()[1:]) for t in nodes[0].inbound_tensors]
+    axis = layer.axis % (len(shape) + 1)  # the layer's axis counts the batch axis
+    if tuple(shape) != shapes[0] or axis == 0 or any(d is None for s in shapes for d in s):
+        return None
+    out_shape = list(shapes[0])
+    out_shape[axis - 1] = sum(s[axis - 1] for s in shapes)
+    return _copy("concat", out_shape, out_shape, batch, size)
