@@ -4,6 +4,11 @@ from simdist.keras._missing import missing_name
 from simdist.keras.engine.base_layer import Layer as Layer
 from simdist.keras.engine.input_layer import InputLayer as InputLayer
 from simdist.keras.layers import experimental as experimental
+from simdist.keras.layers.activation import ELU as ELU
+from simdist.keras.layers.activation import LeakyReLU as LeakyReLU
+from simdist.keras.layers.activation import PReLU as PReLU
+from simdist.keras.layers.activation import Softmax as Softmax
+from simdist.keras.layers.activation import ThresholdedReLU as ThresholdedReLU
 from simdist.keras.layers.attention import AdditiveAttention as AdditiveAttention
 from simdist.keras.layers.attention import Attention as Attention
 from simdist.keras.layers.conv1d import Conv1D as Conv1D
@@ -84,7 +89,9 @@ del _SyncBatchNormalization  # tf.keras.layers.experimental.SyncBatchNormalizati
 def __getattr__(name: str):
     raise missing_name("tf.keras.layers", name)
 
+
 # registers the built-in layers' compute descriptions (simdist.core.compute_description)
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401
+from simdist.keras.layers import compute_rules_elementwise as _compute_rules_elementwise  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_extra as _compute_rules_extra  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_more as _compute_rules_more  # noqa: E402, F401
