@@ -133,3 +133,41 @@ def test_gradients_match_finite_differences(name):
 
     make, shape = GRADIENT_CASES[name]
     check_layer(make(), np.random.default_rng(3).standard_normal(shape))
+
+
+def test_discretization_adapted_bins_survive_save_and_load(tmp_path):
+    data = np.random.default_rng(0).standard_normal((200, 1)).astype("float32")
+    layer = L.Discretization(num_bins=4)
+    layer.adapt(data)
+    assert len(layer.bin_boundaries) == 3
+    model = tf.keras.Sequential([tf.keras.Input((1,)), layer])
+    expected = model.predict(data, verbose=0)
+    assert expected.dtype == np.int64 and set(np.unique(expected)) == {0, 1, 2, 3}
+    model.save(tmp_path / "m")
+    loaded = tf.keras.models.load_model(tmp_path / "m")
+    assert loaded.layers[-1].bin_boundaries == layer.bin_boundaries
+    np.testing.assert_array_equal(loaded.predict(data, verbose=0), expected)
+    assert describe_compute(layer, (1,), batch=8, bytes_per_element=4).output_shape == (1,)
+
+
+def test_discretization_bins_and_encodings():
+    layer = L.Discretization(bin_boundaries=[0.0, 1.0], output_mode="count")
+    np.testing.assert_array_equal(layer([[-1.0, 0.0, 0.5, 1.0, 1.0]]).numpy(), [[1, 2, 2]])
+    assert L.Discretization(bin_boundaries=[0.0]).compute_dtype == "int64"
+    assert tf.keras.layers.experimental.preprocessing.Discretization is L.Discretization
+
+
+@pytest.mark.parametrize(
+    "make, error, words",
+    [
+        (lambda: L.Discretization([0.0], num_bins=2), ValueError, "Both"),
+        (lambda: L.Discretization(num_bins=-1), ValueError, "greater than or equal"),
+        (lambda: L.Discretization([0.0], output_mode="tf_idf"), ValueError, "output_mode"),
+        (lambda: L.Discretization([0.0], sparse=True), ValueError, "sparse"),
+        (lambda: L.Discretization([0.0]).adapt([1.0, 2.0]), ValueError, "bin_boundaries"),
+        (lambda: L.Discretization().adapt([1.0, 2.0]), ValueError, "num_bins"),
+    ],
+)
+def test_discretization_refuses_as_keras(make, error, words):
+    with pytest.raises(error, match=words):
+        make()

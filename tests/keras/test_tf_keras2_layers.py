@@ -52,6 +52,61 @@ CASES = {
         [],
     ),
 }
+# Image layers. The random ones run with bounds that pin their draw (factor (a, a)), so the
+# transform is known and TF's output and gradient can be compared; at inference
+# (training=False) each is the identity.
+IMG = [(2, 5, 6, 2)]
+TRAIN, INFER = f"layer({X}, training=True)", f"layer({X}, training=False)"
+IMAGE_CASES = {
+    "resizing_bilinear": ("L.Resizing(3, 4)", IMG, f"layer({X})", []),
+    "resizing_up_nearest": ("L.Resizing(7, 9, interpolation='nearest')", IMG, f"layer({X})", []),
+    "resizing_crop_aspect": ("L.Resizing(4, 2, crop_to_aspect_ratio=True)", IMG, f"layer({X})", []),
+    "resizing_unbatched": ("L.Resizing(3, 3)", [(5, 6, 2)], f"layer({X})", []),
+    "center_crop": ("L.CenterCrop(3, 3)", IMG, f"layer({X})", []),
+    "center_crop_upsize": ("L.CenterCrop(6, 4)", IMG, f"layer({X})", []),
+    "random_crop_infer": ("L.RandomCrop(3, 4)", IMG, INFER, []),
+    "random_crop_whole": ("L.RandomCrop(5, 6)", IMG, TRAIN, []),
+    "random_crop_small": ("L.RandomCrop(6, 7)", IMG, TRAIN, []),
+    "random_flip_infer": ("L.RandomFlip()", IMG, INFER, []),
+    "random_rotation_infer": ("L.RandomRotation(0.3)", IMG, INFER, []),
+    "random_zoom_infer": ("L.RandomZoom(0.3)", IMG, INFER, []),
+    "random_translation_infer": ("L.RandomTranslation(0.2, 0.2)", IMG, INFER, []),
+    "random_contrast_infer": ("L.RandomContrast(0.5)", IMG, INFER, []),
+    "random_brightness_infer": ("L.RandomBrightness(0.5)", IMG, INFER, []),
+    "random_brightness_fixed": (
+        "L.RandomBrightness((0.1, 0.1), value_range=(-1.0, 1.5))",
+        IMG,
+        TRAIN,
+        [],
+    ),
+    "random_translation_fixed": (
+        "L.RandomTranslation((0.2, 0.2), (-0.34, -0.34), fill_mode='constant', fill_value=0.5)",
+        IMG,
+        TRAIN,
+        [],
+    ),
+    "random_zoom_fixed_unbatched": (
+        "L.RandomZoom((0.4, 0.4), (-0.3, -0.3), fill_mode='nearest')",
+        [(5, 6, 2)],
+        TRAIN,
+        [],
+    ),
+}
+for _fill in ("reflect", "wrap", "constant", "nearest"):
+    for _interp in ("bilinear", "nearest"):
+        IMAGE_CASES[f"random_rotation_{_fill}_{_interp}"] = (
+            f"L.RandomRotation((0.07, 0.07), fill_mode={_fill!r}, interpolation={_interp!r})",
+            IMG,
+            TRAIN,
+            [],
+        )
+        IMAGE_CASES[f"random_zoom_{_fill}_{_interp}"] = (
+            f"L.RandomZoom((0.35, 0.35), fill_mode={_fill!r}, interpolation={_interp!r})",
+            IMG,
+            TRAIN,
+            [],
+        )
+CASES.update(IMAGE_CASES)
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +153,20 @@ FROM_TF = [
     ("L.ThresholdedReLU(0.5)", (2, 4)),
     ("L.Softmax(axis=(1, 2))", (2, 3, 4)),
     ("L.PReLU(alpha_initializer='ones', shared_axes=2)", (2, 3, 4)),
+    ("L.Resizing(3, 5, interpolation='nearest', crop_to_aspect_ratio=True)", (2, 6, 4, 1)),
+    ("L.CenterCrop(2, 3)", (2, 6, 4, 1)),
+    ("L.Discretization(bin_boundaries=[-0.5, 0.0, 0.7])", (2, 4)),
+    ("L.Discretization(bin_boundaries=[0.0], output_mode='one_hot')", (3, 1)),
+]
+# configs only (random layers): each rebuilt in simdist gives back TF's get_config()
+CONFIG_ONLY = [
+    "L.RandomCrop(3, 4, seed=3)",
+    "L.RandomFlip('horizontal', seed=1)",
+    "L.RandomRotation((-0.2, 0.3), fill_mode='wrap', interpolation='nearest', fill_value=1.0)",
+    "L.RandomZoom(0.2, (-0.1, 0.3), fill_mode='constant', seed=4)",
+    "L.RandomTranslation(0.1, (-0.2, 0.1), fill_mode='nearest')",
+    "L.RandomContrast((0.2, 0.4), seed=2)",
+    "L.RandomBrightness(0.3, value_range=(0.0, 1.0))",
 ]
 
 
@@ -130,3 +199,131 @@ def from_tf_check(from_tf):
 
 def test_tf_keras_configs_and_weights_load_in_simdist():
     from_tf_check(FROM_TF)
+
+
+_CONFIGS = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        import json
+        L = tf.keras.layers
+        out = {}
+        for i, expr in enumerate(EXPRS):
+            layer = eval(expr, {"L": L})
+            config = json.dumps({"class_name": type(layer).__name__, "config": layer.get_config()})
+            out[f"config{i}"] = np.frombuffer(config.encode(), np.uint8)
+        return out
+    """
+)
+
+
+def test_tf_keras_configs_of_random_layers_round_trip_in_simdist():
+    import json
+
+    import simdist
+
+    source = _CONFIGS.replace("EXPRS", repr(CONFIG_ONLY))
+    theirs, failures = tf_oracle.run_tf({"configs": (source, {}, 1)})
+    assert not failures, failures
+    for i, expr in enumerate(CONFIG_ONLY):
+        entry = json.loads(bytes(theirs["configs"][f"config{i}"][0]).decode())
+        layer = getattr(simdist.keras.layers, entry["class_name"]).from_config(entry["config"])
+        ours = json.loads(json.dumps(layer.get_config()))
+        assert ours == entry["config"], expr
+
+
+# The random layers' draws: simdist's numbers are its own, so each side augments many copies
+# of one image and the per-pixel means and variances of the outputs are compared.
+_DRAWS = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        L = tf.keras.layers
+        image = np.random.default_rng(0).random((1, 5, 6, 1)).astype("float32") * 200 + 20
+        out = {}
+        for i, (expr, per_call) in enumerate(EXPRS):
+            layer = eval(expr, {"L": L})
+            if per_call:  # one draw per call (RandomContrast): many calls of one image
+                draws = np.concatenate([layer(image, training=True).numpy() for _ in range(400)])
+            else:
+                draws = layer(np.repeat(image, 1200, axis=0), training=True).numpy()
+            out[f"mean{i}"], out[f"var{i}"] = draws.mean(axis=0), draws.var(axis=0)
+            out[f"n{i}"] = np.array(len(draws))
+        return out
+    """
+)
+DRAWS = [
+    ("L.RandomFlip(seed=1)", False),
+    ("L.RandomRotation(0.15, seed=2)", False),
+    ("L.RandomRotation((-0.1, 0.2), fill_mode='constant', interpolation='nearest')", False),
+    ("L.RandomZoom((-0.3, 0.4), seed=3)", False),
+    ("L.RandomZoom(0.2, (0.1, 0.5), fill_mode='wrap')", False),
+    ("L.RandomTranslation((-0.3, 0.1), 0.4, fill_mode='nearest')", False),
+    ("L.RandomBrightness((-0.1, 0.3))", False),
+    ("L.RandomCrop(3, 4)", True),  # one offset per call
+    ("L.RandomContrast((0.5, 0.3))", True),
+]
+
+
+def test_random_layers_draw_from_tf_keras_distributions():
+    import simdist
+
+    source = _DRAWS.replace("EXPRS", repr(DRAWS))
+    ours = {k: [np.asarray(v)] for k, v in _run_draws(simdist, source).items()}
+    theirs, failures = tf_oracle.run_tf({"draws": (source, {}, 1)})
+    assert not failures, failures
+    theirs = theirs["draws"]
+    for i, (expr, _) in enumerate(DRAWS):
+        n = float(ours[f"n{i}"][0])
+        spread = np.sqrt((ours[f"var{i}"][0] + theirs[f"var{i}"][0]) / n)
+        gap = np.abs(ours[f"mean{i}"][0] - theirs[f"mean{i}"][0])
+        assert np.all(gap <= 5 * spread + 1e-3), f"{expr}: means differ by {gap.max()}"
+        # the spread of the draws agrees too (a wrong range would show here)
+        ratio = (ours[f"var{i}"][0] + 1.0) / (theirs[f"var{i}"][0] + 1.0)
+        assert np.all((ratio > 0.6) & (ratio < 1.6)), f"{expr}: variances {ratio.min()}..."
+
+
+def _run_draws(simdist, source):
+    scope: dict = {}
+    exec(source, scope)
+    simdist.keras.backend.clear_session()
+    return scope["case"](simdist, np, None, ["GPU:0"])
+
+
+_DISCRETIZATION = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        L = tf.keras.layers
+        rng = np.random.default_rng(4)
+        data = rng.standard_normal((300, 2)).astype("float32") * 3
+        x = np.concatenate([rng.standard_normal((4, 2)) * 3, [[0.5, -1.0]]]).astype("float32")
+        out = {}
+        given = L.Discretization(bin_boundaries=[-1.0, 0.0, 0.5, 2.0])
+        out["given"] = given(x).numpy()
+        out["given_on_boundary"] = given(np.array([[-1.0, 0.5, 2.0, 7]], "float32")).numpy()
+        out["given_ints"] = given(np.array([[-3, 0, 1, 2]])).numpy()
+        for mode in ("one_hot", "multi_hot", "count"):
+            layer = L.Discretization(bin_boundaries=[0.0, 1.0], output_mode=mode)
+            out[mode] = layer(np.array([[-0.5], [0.2], [3.0]] if mode == "one_hot"
+                                       else [[-0.5, 0.2, 3.0, 0.7]], "float32")).numpy()
+        for name, kwargs, source in [
+            ("adapt_array", dict(num_bins=5), data),
+            ("adapt_eps", dict(num_bins=4, epsilon=0.1), data),
+            ("adapt_batch", dict(num_bins=6), data),
+            ("adapt_small", dict(num_bins=8), data[:5]),
+            ("adapt_dataset", dict(num_bins=3, epsilon=0.05),
+             tf.data.Dataset.from_tensor_slices(data).batch(50)),
+        ]:
+            layer = L.Discretization(**kwargs)
+            layer.adapt(source, batch_size=64 if name == "adapt_batch" else None)
+            out[name + "_bins"] = np.array(layer.bin_boundaries, "float32")
+            out[name] = layer(x).numpy()
+        return out
+    """
+)
+
+
+def test_discretization_matches_tf_with_given_and_adapted_bins():
+    ours = tf_oracle.run_simdist(_DISCRETIZATION)
+    theirs, failures = tf_oracle.run_tf({"disc": (_DISCRETIZATION, ours, 1)})
+    assert not failures, failures
+    tf_oracle.assert_match("disc", ours, theirs["disc"], rtol=1e-6, atol=1e-6)
+    assert ours["given"][0].dtype == theirs["disc"]["given"][0].dtype == np.int64

@@ -56,7 +56,21 @@ from simdist.keras.layers.pooling import MaxPooling2D as MaxPooling2D
 from simdist.keras.layers.preprocessing.category_encoding import (
     CategoryEncoding as CategoryEncoding,
 )
+from simdist.keras.layers.preprocessing.discretization import Discretization as Discretization
 from simdist.keras.layers.preprocessing.hashing import Hashing as Hashing
+from simdist.keras.layers.preprocessing.image_augmentation import (
+    RandomBrightness as RandomBrightness,
+)
+from simdist.keras.layers.preprocessing.image_augmentation import RandomContrast as RandomContrast
+from simdist.keras.layers.preprocessing.image_augmentation import RandomFlip as RandomFlip
+from simdist.keras.layers.preprocessing.image_augmentation import RandomRotation as RandomRotation
+from simdist.keras.layers.preprocessing.image_augmentation import (
+    RandomTranslation as RandomTranslation,
+)
+from simdist.keras.layers.preprocessing.image_augmentation import RandomZoom as RandomZoom
+from simdist.keras.layers.preprocessing.image_preprocessing import CenterCrop as CenterCrop
+from simdist.keras.layers.preprocessing.image_preprocessing import RandomCrop as RandomCrop
+from simdist.keras.layers.preprocessing.image_preprocessing import Resizing as Resizing
 from simdist.keras.layers.preprocessing.lookup import IntegerLookup as IntegerLookup
 from simdist.keras.layers.preprocessing.lookup import StringLookup as StringLookup
 from simdist.keras.layers.preprocessing.numeric import Normalization as Normalization
@@ -94,4 +108,5 @@ def __getattr__(name: str):
 from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_elementwise as _compute_rules_elementwise  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_extra as _compute_rules_extra  # noqa: E402, F401
+from simdist.keras.layers import compute_rules_image as _compute_rules_image  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_more as _compute_rules_more  # noqa: E402, F401

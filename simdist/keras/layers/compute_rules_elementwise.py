@@ -5,6 +5,8 @@ names (read by ``cost``), counted as ``compute_rules`` counts:
   and the output gradient) backward; ELU adds an ``exp`` per element, counted as one FLOP.
 * PReLU: one kernel reading the input and ``alpha``; backward the input gradient and the
   ``alpha`` gradient (a product, then a sum over the batch and the shared axes).
+* Discretization (``int`` output): a binary search per value, ``ceil(log2(bins + 1))``
+  comparisons; no gradient (its output is integer). The encoded modes: unpriced.
 * Softmax: 5 FLOPs per element forward (max, subtract, exp, sum, divide), 3 backward, plus
   one kernel for the mask when the layer is given one (not known here: not counted).
 """
@@ -20,6 +22,7 @@ from simdist.core.compute_description import (
     register_compute_rule,
 )
 from simdist.keras.layers.activation import ELU, LeakyReLU, PReLU, Softmax, ThresholdedReLU
+from simdist.keras.layers.preprocessing.discretization import Discretization
 
 __all__: list[str] = []
 
@@ -67,3 +70,13 @@ def _prelu(layer, shape, batch, size):
     alpha_grad = Kernel("prelu_alpha_grad", 2.0 * elements, float((2 * elements + alpha) * size))
     input_grad = Kernel("prelu_input_grad", 2.0 * elements, float((3 * elements + alpha) * size))
     return ComputeDescription(tuple(shape), (alpha,), (forward,), (alpha_grad,), (input_grad,))
+
+
+@register_compute_rule(Discretization)
+def _discretization(layer, shape, batch, size):
+    if layer.output_mode != "int":
+        return None
+    elements = batch * math.prod(shape)
+    searches = max(1, math.ceil(math.log2(len(layer.bin_boundaries) + 1)))
+    forward = Kernel("bucketize", float(searches * elements), float(2 * elements * size))
+    return ComputeDescription(tuple(shape), (), (forward,))
