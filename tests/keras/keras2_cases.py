@@ -37,7 +37,7 @@ _CASE = textwrap.dedent(
             for t in inputs:
                 tape.watch(t)
             out = run(layer)
-            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            outs = tf.nest.flatten(out)
             proj = np.random.default_rng(1)
             loss = tf.add_n([
                 tf.reduce_sum(o * proj.standard_normal(tuple(o.shape)).astype("float32"))
@@ -48,7 +48,7 @@ _CASE = textwrap.dedent(
         run(again)
         again.set_weights(start)
         rebuilt = run(again)
-        rebuilt = list(rebuilt) if isinstance(rebuilt, (list, tuple)) else [rebuilt]
+        rebuilt = tf.nest.flatten(rebuilt)
         shape_in = [None, *xs[0].shape[1:]] if len(xs) == 1 else [
             [None, *x.shape[1:]] for x in xs]
         shape_out = layer.compute_output_shape(shape_in)

@@ -107,6 +107,89 @@ for _fill in ("reflect", "wrap", "constant", "nearest"):
             [],
         )
 CASES.update(IMAGE_CASES)
+PAIR = "layer([inputs[0], inputs[1]])"
+OTHER_CASES = {
+    "dot_axes_2_2": ("L.Dot(axes=(2, 2))", [(2, 3, 4), (2, 5, 4)], PAIR, []),
+    "dot_axes_1_2": ("L.Dot(axes=(1, 2))", [(2, 3, 4), (2, 5, 3)], PAIR, []),
+    "dot_normalize_2d": ("L.Dot(axes=1, normalize=True)", [(2, 4), (2, 4)], PAIR, []),
+    "dot_negative": ("L.Dot(axes=-1)", [(2, 3, 4), (2, 4)], PAIR, []),
+    "einsum_dense_2d": (
+        "L.EinsumDense('ab,bc->ac', 4, bias_axes='c')",
+        [(2, 3)],
+        f"layer({X})",
+        [],
+    ),
+    "einsum_dense_3d": (
+        "L.EinsumDense('abc,cd->abd', (3, 5), bias_axes='d', activation='relu')",
+        [(2, 3, 4)],
+        f"layer({X})",
+        [],
+    ),
+    "einsum_dense_left_elided": (
+        "L.EinsumDense('...b,bc->...c', 5)",
+        [(2, 3, 4)],
+        f"layer({X})",
+        [],
+    ),
+    "einsum_dense_right_elided": (
+        "L.EinsumDense('ab...,bc->ac...', 5, bias_axes='c')",
+        [(2, 3, 4)],
+        f"layer({X})",
+        [],
+    ),
+    "einsum_dense_heads": (
+        "L.EinsumDense('abc,cde->abde', (3, 2, 4), bias_axes='de')",
+        [(2, 3, 4)],
+        f"layer({X})",
+        [],
+    ),
+    "group_norm": ("L.GroupNormalization(2)", [(2, 3, 4)], f"layer({X})", []),
+    "group_norm_4d": ("L.GroupNormalization(2, epsilon=0.01)", [(2, 3, 3, 4)], f"layer({X})", []),
+    "group_norm_per_channel_axis1": (
+        "L.GroupNormalization(-1, axis=1, center=False, gamma_initializer='random_uniform')",
+        [(2, 4, 3)],
+        f"layer({X})",
+        [],
+    ),
+    "unit_norm": ("L.UnitNormalization()", [(2, 3, 4)], f"layer({X})", []),
+    "unit_norm_axes": ("L.UnitNormalization(axis=[1, 2])", [(2, 3, 4)], f"layer({X})", []),
+    "gaussian_noise_infer": ("L.GaussianNoise(0.5)", [(2, 5)], f"layer({X})", []),
+    "gaussian_dropout_infer": (
+        "L.GaussianDropout(0.3)",
+        [(2, 5)],
+        f"layer({X}, training=False)",
+        [],
+    ),
+    "alpha_dropout_infer": ("L.AlphaDropout(0.3)", [(2, 5)], f"layer({X})", []),
+    "alpha_dropout_rate0": ("L.AlphaDropout(0.0)", [(2, 5)], f"layer({X}, training=True)", []),
+    "spatial_dropout1d_infer": ("L.SpatialDropout1D(0.3)", [(2, 3, 4)], f"layer({X})", []),
+    "spatial_dropout2d_infer": ("L.SpatialDropout2D(0.3)", [(2, 3, 3, 4)], f"layer({X})", []),
+    "upsampling1d": ("L.UpSampling1D(3)", [(2, 3, 4)], f"layer({X})", []),
+    "zero_padding1d": ("L.ZeroPadding1D((1, 2))", [(2, 3, 4)], f"layer({X})", []),
+    "upsampling2d_bilinear": (
+        "L.UpSampling2D((2, 3), interpolation='bilinear')",
+        [(2, 3, 2, 2)],
+        f"layer({X})",
+        [],
+    ),
+    "gap3d": ("L.GlobalAveragePooling3D()", [(2, 2, 3, 2, 3)], f"layer({X})", []),
+    "gmp3d_keepdims": ("L.GlobalMaxPooling3D(keepdims=True)", [(2, 2, 3, 2, 3)], f"layer({X})", []),
+    "stacked_cells": (
+        "L.RNN([L.SimpleRNNCell(3), L.LSTMCell(2), L.GRUCell(2)], return_sequences=True)",
+        [(2, 4, 3)],
+        f"layer({X})",
+        [],
+    ),
+    "stacked_cells_state": (
+        "L.RNN(L.StackedRNNCells([L.GRUCell(2), L.LSTMCell(3)]), return_state=True)",
+        [(2, 4, 3)],
+        f"layer({X})",
+        [],
+    ),
+}
+CASES.update(OTHER_CASES)
+# TF's RNN.compute_output_shape of a stacked cell, given a list shape, loses the time axis
+_NAMES_DIFFER = {"stacked_cells", "stacked_cells_state"}
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +204,11 @@ def compared():
 def test_layer_matches_tf(compared, name):
     ours, theirs, failures = compared
     assert name not in failures, failures.get(name)
-    tf_oracle.assert_match(name, ours[name], theirs[name], rtol=1e-5, atol=1e-5)
+    skip = ("weights", "shape") if name in _NAMES_DIFFER else ("weights",)
+    tolerance = 1e-4 if name.startswith("stacked") else 1e-5
+    tf_oracle.assert_match(
+        name, ours[name], theirs[name], rtol=tolerance, atol=tolerance, skip=skip
+    )
 
 
 # The other direction: layers configured by tf_keras, rebuilt in simdist from TF's
@@ -157,6 +244,10 @@ FROM_TF = [
     ("L.CenterCrop(2, 3)", (2, 6, 4, 1)),
     ("L.Discretization(bin_boundaries=[-0.5, 0.0, 0.7])", (2, 4)),
     ("L.Discretization(bin_boundaries=[0.0], output_mode='one_hot')", (3, 1)),
+    ("L.EinsumDense('abc,cd->abd', (3, 5), bias_axes='d', activation='tanh')", (2, 3, 4)),
+    ("L.GroupNormalization(2, axis=1, gamma_initializer='random_normal')", (2, 4, 3)),
+    ("L.UnitNormalization(axis=(1, 2))", (2, 3, 4)),
+    ("L.RNN([L.SimpleRNNCell(3), L.LSTMCell(2)], return_sequences=True)", (2, 4, 3)),
 ]
 # configs only (random layers): each rebuilt in simdist gives back TF's get_config()
 CONFIG_ONLY = [
@@ -167,6 +258,17 @@ CONFIG_ONLY = [
     "L.RandomTranslation(0.1, (-0.2, 0.1), fill_mode='nearest')",
     "L.RandomContrast((0.2, 0.4), seed=2)",
     "L.RandomBrightness(0.3, value_range=(0.0, 1.0))",
+    "L.GaussianNoise(0.2, seed=1)",
+    "L.GaussianDropout(0.3)",
+    "L.AlphaDropout(0.2, seed=3)",
+    "L.SpatialDropout1D(0.2)",
+    "L.SpatialDropout2D(0.3, data_format='channels_first')",
+    "L.Dot((1, 2), normalize=True)",
+    "L.UpSampling1D(3)",
+    "L.ZeroPadding1D((1, 2))",
+    "L.UpSampling2D(2, interpolation='bilinear')",
+    "L.GlobalMaxPooling3D(keepdims=True)",
+    "L.ZeroPadding2D(((1, 0), (2, 1)))",
 ]
 
 
@@ -327,3 +429,40 @@ def test_discretization_matches_tf_with_given_and_adapted_bins():
     assert not failures, failures
     tf_oracle.assert_match("disc", ours, theirs["disc"], rtol=1e-6, atol=1e-6)
     assert ours["given"][0].dtype == theirs["disc"]["given"][0].dtype == np.int64
+
+
+_NOISE_DRAWS = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        L = tf.keras.layers
+        x = np.random.default_rng(0).uniform(0.5, 2.0, (1, 6)).astype("float32")
+        many = np.repeat(x, 3000, axis=0)
+        out = {}
+        for i, expr in enumerate(EXPRS):
+            draws = eval(expr, {"L": L})(many, training=True).numpy()
+            out[f"mean{i}"], out[f"var{i}"] = draws.mean(axis=0), draws.var(axis=0)
+        return out
+    """
+)
+NOISE_DRAWS = [
+    "L.GaussianNoise(0.4)",
+    "L.GaussianDropout(0.3)",
+    "L.AlphaDropout(0.25)",
+    "L.Dropout(0.4)",
+]
+
+
+def test_noise_layers_draw_from_tf_keras_distributions():
+    import simdist
+
+    source = _NOISE_DRAWS.replace("EXPRS", repr(NOISE_DRAWS))
+    ours = _run_draws(simdist, source)
+    theirs, failures = tf_oracle.run_tf({"noise": (source, {}, 1)})
+    assert not failures, failures
+    theirs = theirs["noise"]
+    for i, expr in enumerate(NOISE_DRAWS):
+        spread = np.sqrt((ours[f"var{i}"] + theirs[f"var{i}"][0]) / 3000)
+        gap = np.abs(ours[f"mean{i}"] - theirs[f"mean{i}"][0])
+        assert np.all(gap <= 5 * spread + 1e-4), f"{expr}: means differ by {gap.max()}"
+        ratio = ours[f"var{i}"] / theirs[f"var{i}"][0]
+        assert np.all((ratio > 0.85) & (ratio < 1.18)), f"{expr}: variance ratios {ratio}"

@@ -3,6 +3,7 @@
 from simdist.keras._missing import missing_name
 from simdist.keras.engine.base_layer import Layer as Layer
 from simdist.keras.engine.input_layer import InputLayer as InputLayer
+from simdist.keras.engine.input_spec import InputSpec as InputSpec
 from simdist.keras.layers import experimental as experimental
 from simdist.keras.layers.activation import ELU as ELU
 from simdist.keras.layers.activation import LeakyReLU as LeakyReLU
@@ -25,11 +26,18 @@ from simdist.keras.layers.depthwise import DepthwiseConv2D as DepthwiseConv2D
 from simdist.keras.layers.depthwise import SeparableConv2D as SeparableConv2D
 from simdist.keras.layers.depthwise1d import DepthwiseConv1D as DepthwiseConv1D
 from simdist.keras.layers.depthwise1d import SeparableConv1D as SeparableConv1D
+from simdist.keras.layers.dot import Dot as Dot
+from simdist.keras.layers.dot import dot as dot
+from simdist.keras.layers.einsum_dense import EinsumDense as EinsumDense
 from simdist.keras.layers.embedding import Embedding as Embedding
 from simdist.keras.layers.global_pooling import GlobalAveragePooling1D as GlobalAveragePooling1D
 from simdist.keras.layers.global_pooling import GlobalAveragePooling2D as GlobalAveragePooling2D
+from simdist.keras.layers.global_pooling import GlobalAveragePooling3D as GlobalAveragePooling3D
 from simdist.keras.layers.global_pooling import GlobalMaxPooling1D as GlobalMaxPooling1D
 from simdist.keras.layers.global_pooling import GlobalMaxPooling2D as GlobalMaxPooling2D
+from simdist.keras.layers.global_pooling import GlobalMaxPooling3D as GlobalMaxPooling3D
+from simdist.keras.layers.group_normalization import GroupNormalization as GroupNormalization
+from simdist.keras.layers.group_normalization import UnitNormalization as UnitNormalization
 from simdist.keras.layers.lambda_layer import Lambda as Lambda
 from simdist.keras.layers.masking import Masking as Masking
 from simdist.keras.layers.merging import Add as Add
@@ -47,6 +55,11 @@ from simdist.keras.layers.merging import minimum as minimum
 from simdist.keras.layers.merging import multiply as multiply
 from simdist.keras.layers.merging import subtract as subtract
 from simdist.keras.layers.multi_head_attention import MultiHeadAttention as MultiHeadAttention
+from simdist.keras.layers.noise import AlphaDropout as AlphaDropout
+from simdist.keras.layers.noise import GaussianDropout as GaussianDropout
+from simdist.keras.layers.noise import GaussianNoise as GaussianNoise
+from simdist.keras.layers.noise import SpatialDropout1D as SpatialDropout1D
+from simdist.keras.layers.noise import SpatialDropout2D as SpatialDropout2D
 from simdist.keras.layers.normalization import BatchNormalization as BatchNormalization
 from simdist.keras.layers.normalization import LayerNormalization as LayerNormalization
 from simdist.keras.layers.pooling import AveragePooling2D as AveragePooling2D
@@ -78,7 +91,9 @@ from simdist.keras.layers.preprocessing.numeric import Rescaling as Rescaling
 from simdist.keras.layers.reshaping import Permute as Permute
 from simdist.keras.layers.reshaping import RepeatVector as RepeatVector
 from simdist.keras.layers.reshaping import Reshape as Reshape
+from simdist.keras.layers.reshaping import UpSampling1D as UpSampling1D
 from simdist.keras.layers.reshaping import UpSampling2D as UpSampling2D
+from simdist.keras.layers.reshaping import ZeroPadding1D as ZeroPadding1D
 from simdist.keras.layers.reshaping import ZeroPadding2D as ZeroPadding2D
 from simdist.keras.layers.rnn import GRU as GRU
 from simdist.keras.layers.rnn import LSTM as LSTM
@@ -87,6 +102,7 @@ from simdist.keras.layers.rnn import SimpleRNN as SimpleRNN
 from simdist.keras.layers.rnn_cells import GRUCell as GRUCell
 from simdist.keras.layers.rnn_cells import LSTMCell as LSTMCell
 from simdist.keras.layers.rnn_cells import SimpleRNNCell as SimpleRNNCell
+from simdist.keras.layers.rnn_stacked import StackedRNNCells as StackedRNNCells
 from simdist.keras.layers.sync_batch_norm import SyncBatchNormalization as _SyncBatchNormalization
 from simdist.keras.layers.wrappers import Bidirectional as Bidirectional
 from simdist.keras.layers.wrappers import TimeDistributed as TimeDistributed
@@ -109,4 +125,5 @@ from simdist.keras.layers import compute_rules as _compute_rules  # noqa: E402, 
 from simdist.keras.layers import compute_rules_elementwise as _compute_rules_elementwise  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_extra as _compute_rules_extra  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_image as _compute_rules_image  # noqa: E402, F401
+from simdist.keras.layers import compute_rules_keras2 as _compute_rules_keras2  # noqa: E402, F401
 from simdist.keras.layers import compute_rules_more as _compute_rules_more  # noqa: E402, F401
