@@ -41,6 +41,9 @@ LAYERS = [
     (lambda: L.GlobalAveragePooling3D(), (2, 2, 3, 4)),
     (lambda: L.GlobalMaxPooling3D(keepdims=True), (2, 2, 3, 4)),
     (lambda: L.RNN([L.SimpleRNNCell(3), L.LSTMCell(2)], return_sequences=True), (3, 4)),
+    (lambda: L.Conv3D(3, (2, 3, 2), strides=(1, 2, 1), padding="same"), (3, 4, 5, 2)),
+    (lambda: L.MaxPooling3D(2, padding="same"), (3, 4, 5, 2)),
+    (lambda: L.AveragePooling3D((1, 2, 2), strides=1), (3, 4, 5, 2)),
 ]
 IDS = [str(i) for i in range(len(LAYERS))]
 
@@ -97,6 +100,9 @@ GRADIENT_CASES = {
     "group_norm": (lambda: L.GroupNormalization(2, **F64), [(2, 3, 4)]),
     "unit_norm": (lambda: L.UnitNormalization(**F64), [(2, 3, 4)]),
     "upsampling2d_bilinear": (lambda: L.UpSampling2D(2, interpolation="bilinear"), [(1, 2, 3, 1)]),
+    "conv3d": (lambda: L.Conv3D(2, 2, padding="same", **F64), [(1, 3, 3, 2, 2)]),
+    "max_pooling3d": (lambda: L.MaxPooling3D(2, strides=1, **F64), [(1, 3, 3, 2, 2)]),
+    "avg_pooling3d": (lambda: L.AveragePooling3D(2, padding="same", **F64), [(1, 3, 3, 3, 1)]),
     "stacked_cells": (
         lambda: L.RNN([L.SimpleRNNCell(2, **F64), L.GRUCell(2, **F64)], **F64),
         [(2, 3, 2)],
@@ -251,6 +257,11 @@ def test_input_spec_is_checked_on_every_call():
         (lambda: L.UpSampling2D(interpolation="cubic"), ValueError, "interpolation"),
         (lambda: L.ZeroPadding1D((1, -1)), ValueError, "non-negative"),
         (lambda: L.StackedRNNCells([L.Dense(2)]), ValueError, "state_size"),
+        (lambda: L.Conv3D(2, (2, 2)), ValueError, "3 positive integers"),
+        (lambda: L.Conv3D(2, 2)(np.zeros((2, 3, 3, 3))), ValueError, "Conv3D expects"),
+        (lambda: L.MaxPooling3D(2)(np.zeros((2, 3, 3, 3))), ValueError, "ndim=5"),
+        (lambda: L.AveragePooling3D(2, padding="full"), ValueError, "padding"),
+        (lambda: L.Conv3D(2, 2, data_format="channels_first"), NotImplementedError, "channels"),
     ],
 )
 def test_bad_arguments_raise_as_keras(make, error, words):

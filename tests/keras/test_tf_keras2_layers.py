@@ -187,6 +187,38 @@ OTHER_CASES = {
         [],
     ),
 }
+VOL = [(2, 4, 5, 4, 2)]
+OTHER_CASES.update(
+    {
+        "conv3d": ("L.Conv3D(3, (2, 3, 2))", VOL, f"layer({X})", []),
+        "conv3d_same_strided_relu": (
+            "L.Conv3D(2, 3, strides=(2, 1, 2), padding='same', activation='relu')",
+            VOL,
+            f"layer({X})",
+            [],
+        ),
+        "conv3d_dilated_no_bias": (
+            "L.Conv3D(2, 2, dilation_rate=(1, 2, 1), use_bias=False)",
+            VOL,
+            f"layer({X})",
+            [],
+        ),
+        "max_pooling3d": ("L.MaxPooling3D()", VOL, f"layer({X})", []),
+        "max_pooling3d_same": (
+            "L.MaxPooling3D(3, strides=2, padding='same')",
+            VOL,
+            f"layer({X})",
+            [],
+        ),
+        "avg_pooling3d": ("L.AveragePooling3D((2, 1, 2), strides=1)", VOL, f"layer({X})", []),
+        "avg_pooling3d_same": (
+            "L.AveragePooling3D(3, strides=(1, 2, 2), padding='same')",
+            VOL,
+            f"layer({X})",
+            [],
+        ),
+    }
+)
 CASES.update(OTHER_CASES)
 # TF's RNN.compute_output_shape of a stacked cell, given a list shape, loses the time axis
 _NAMES_DIFFER = {"stacked_cells", "stacked_cells_state"}
@@ -248,6 +280,9 @@ FROM_TF = [
     ("L.GroupNormalization(2, axis=1, gamma_initializer='random_normal')", (2, 4, 3)),
     ("L.UnitNormalization(axis=(1, 2))", (2, 3, 4)),
     ("L.RNN([L.SimpleRNNCell(3), L.LSTMCell(2)], return_sequences=True)", (2, 4, 3)),
+    ("L.Conv3D(2, (1, 2, 3), padding='same', strides=2)", (2, 3, 4, 5, 2)),
+    ("L.AveragePooling3D(2, padding='same')", (2, 3, 4, 5, 2)),
+    ("L.MaxPool3D((1, 2, 2))", (2, 3, 4, 5, 2)),
 ]
 # configs only (random layers): each rebuilt in simdist gives back TF's get_config()
 CONFIG_ONLY = [

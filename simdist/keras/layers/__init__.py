@@ -16,6 +16,11 @@ from simdist.keras.layers.conv1d import Conv1D as Conv1D
 from simdist.keras.layers.conv_transpose import Conv1DTranspose as Conv1DTranspose
 from simdist.keras.layers.conv_transpose import Conv2DTranspose as Conv2DTranspose
 from simdist.keras.layers.convolutional import Conv2D as Conv2D
+from simdist.keras.layers.convolutional3d import AveragePooling3D as AveragePooling3D
+from simdist.keras.layers.convolutional3d import AvgPool3D as AvgPool3D
+from simdist.keras.layers.convolutional3d import Conv3D as Conv3D
+from simdist.keras.layers.convolutional3d import MaxPool3D as MaxPool3D
+from simdist.keras.layers.convolutional3d import MaxPooling3D as MaxPooling3D
 from simdist.keras.layers.core import Activation as Activation
 from simdist.keras.layers.core import Dense as Dense
 from simdist.keras.layers.core import Dropout as Dropout
@@ -109,6 +114,7 @@ from simdist.keras.layers.wrappers import TimeDistributed as TimeDistributed
 
 Convolution1D = Conv1D
 Convolution2D = Conv2D
+Convolution3D = Conv3D
 Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
 SeparableConvolution1D = SeparableConv1D

@@ -11,6 +11,8 @@
   square, sum, rsqrt and multiply (3 per element), 4 back.
 * GaussianNoise / GaussianDropout / AlphaDropout / SpatialDropout1D/2D: element-wise in
   training (the draw and the add or multiply: 2 FLOPs per element), 1 back.
+* Conv3D: the GEMM ``2 * outputs * kd * kh * kw * in`` with bias and activation, as Conv2D.
+  MaxPooling3D / AveragePooling3D: one FLOP per window element, the gradient scattered back.
 * UpSampling1D / ZeroPadding1D: copies (0 FLOPs; the upsampling gradient sums). Global
   3D pooling: one FLOP per input element, as the 2D ones.
 """
@@ -25,8 +27,9 @@ from simdist.core.compute_description import (
     elementwise_kernel,
     register_compute_rule,
 )
-from simdist.keras.layers.compute_rules import _activation_name
+from simdist.keras.layers.compute_rules import _activation_name, _gemm
 from simdist.keras.layers.compute_rules_extra import _copy, _global_pool, _shape_of
+from simdist.keras.layers.convolutional3d import AveragePooling3D, Conv3D, MaxPooling3D
 from simdist.keras.layers.dot import Dot, _axes_of
 from simdist.keras.layers.einsum_dense import EinsumDense, analyze_einsum
 from simdist.keras.layers.global_pooling import GlobalAveragePooling3D, GlobalMaxPooling3D
@@ -155,3 +158,46 @@ def _dot(layer, shape, batch, size):
         forward.insert(0, Kernel("l2_normalize", 3.0 * elements, float(2 * elements * size)))
         backward.append(Kernel("l2_normalize_grad", 4.0 * elements, float(2 * elements * size)))
     return ComputeDescription(out_shape, (), tuple(forward), (), tuple(backward))
+
+
+@register_compute_rule(Conv3D)
+def _conv3d(layer, shape, batch, size):
+    if len(shape) != 4:
+        raise ValueError(
+            f"Conv3D {layer.name!r} needs (depth, height, width, channels), got {shape}"
+        )
+    out_shape = _shape_of(layer, shape)
+    window = math.prod(layer.kernel_size) * shape[3]
+    return _gemm(
+        layer,
+        "conv3d",
+        batch=batch,
+        output_elements=math.prod(out_shape),
+        fan_in=window,
+        input_elements=math.prod(shape),
+        kernel_elements=window * layer.filters,
+        bias_elements=layer.filters if layer.use_bias else 0,
+        bytes_per_element=size,
+        output_shape=out_shape,
+    )
+
+
+def _pooling3d(layer, shape, batch, size, is_max: bool):
+    out_shape = _shape_of(layer, shape)
+    outputs, inputs = batch * math.prod(out_shape), batch * math.prod(shape)
+    kind = "max_pool3d" if is_max else "avg_pool3d"
+    window = math.prod(layer.pool_size)
+    forward = (Kernel(kind, float(outputs * window), float((inputs + outputs) * size)),)
+    grad_bytes = (2 * inputs + 2 * outputs) if is_max else (inputs + outputs)
+    backward = (Kernel(f"{kind}_grad", float(inputs), float(grad_bytes * size)),)
+    return ComputeDescription(out_shape, (), forward, (), backward)
+
+
+@register_compute_rule(MaxPooling3D)
+def _max_pooling3d(layer, shape, batch, size):
+    return _pooling3d(layer, shape, batch, size, is_max=True)
+
+
+@register_compute_rule(AveragePooling3D)
+def _average_pooling3d(layer, shape, batch, size):
+    return _pooling3d(layer, shape, batch, size, is_max=False)
