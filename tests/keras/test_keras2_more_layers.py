@@ -267,3 +267,43 @@ def test_input_spec_is_checked_on_every_call():
 def test_bad_arguments_raise_as_keras(make, error, words):
     with pytest.raises(error, match=words):
         make()
+
+
+EMPTY = [
+    (lambda: L.PReLU(), (3, 4)),
+    (lambda: L.Softmax(), (3, 4)),
+    (lambda: L.ELU(0.5), (3, 4)),
+    (lambda: L.Resizing(2, 3), (4, 5, 2)),
+    (lambda: L.CenterCrop(2, 3), (4, 5, 2)),
+    (lambda: L.RandomCrop(2, 3), (4, 5, 2)),
+    (lambda: L.RandomFlip(), (4, 5, 2)),
+    (lambda: L.RandomRotation(0.2), (4, 5, 2)),
+    (lambda: L.RandomZoom(0.2), (4, 5, 2)),
+    (lambda: L.RandomTranslation(0.1, 0.1), (4, 5, 2)),
+    (lambda: L.RandomContrast(0.2), (4, 5, 2)),
+    (lambda: L.RandomBrightness(0.2), (4, 5, 2)),
+    (lambda: L.EinsumDense("abc,cd->abd", (3, 2), bias_axes="d"), (3, 4)),
+    (lambda: L.GroupNormalization(2), (3, 4)),
+    (lambda: L.UnitNormalization(), (3, 4)),
+    (lambda: L.GaussianNoise(0.1), (3, 4)),
+    (lambda: L.AlphaDropout(0.2), (3, 4)),
+    (lambda: L.SpatialDropout1D(0.2), (3, 4)),
+    (lambda: L.UpSampling1D(2), (3, 4)),
+    (lambda: L.Conv3D(2, 2), (3, 3, 3, 2)),
+    (lambda: L.MaxPooling3D(), (2, 2, 2, 2)),
+    (lambda: L.GlobalAveragePooling3D(), (2, 2, 2, 2)),
+    (lambda: L.RNN([L.SimpleRNNCell(2), L.GRUCell(2)]), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("make, shape", EMPTY, ids=[str(i) for i in range(len(EMPTY))])
+def test_an_empty_batch_passes_with_gradients(make, shape):
+    """A replica's share of a last partial batch can be empty (0 examples)."""
+    layer = make()
+    layer(_x(shape))  # build on a real batch
+    x = tf.Variable(np.zeros((0, *shape), np.float32))
+    with tf.GradientTape() as tape:
+        y = layer(x, training=True)
+        loss = tf.reduce_sum(y)
+    assert y.shape[0] == 0
+    assert tape.gradient(loss, x).shape == (0, *shape)

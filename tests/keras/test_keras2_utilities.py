@@ -158,3 +158,17 @@ def test_metrics_refuse_as_keras(make, words):
 def test_mean_iou_refuses_out_of_range_classes():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"range \[0, 3\)"):
         tf.keras.metrics.MeanIoU(3).update_state([0, 3], [0, 1])
+
+
+def test_a_model_compiled_with_the_new_metrics_and_schedule_saves_and_loads(tmp_path):
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, "softmax")])
+    schedule = tf.keras.optimizers.schedules.CosineDecayRestarts(0.1, 5)
+    metrics = [tf.keras.metrics.F1Score(average="weighted"), tf.keras.metrics.MeanIoU(2)]
+    model.compile(tf.keras.optimizers.SGD(schedule), "categorical_crossentropy", metrics=metrics)
+    model.save(tmp_path / "m")
+    loaded = tf.keras.models.load_model(tmp_path / "m")
+    assert type(loaded.optimizer.learning_rate) is tf.keras.optimizers.schedules.CosineDecayRestarts
+    x = np.random.default_rng(1).standard_normal((8, 3)).astype("float32")
+    y = np.eye(2, dtype="float32")[np.arange(8) % 2]
+    logs = loaded.evaluate(x, y, verbose=0, return_dict=True)
+    assert {"f1_score", "mean_io_u"} <= set(logs), logs
