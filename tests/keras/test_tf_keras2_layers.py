@@ -501,3 +501,58 @@ def test_noise_layers_draw_from_tf_keras_distributions():
         assert np.all(gap <= 5 * spread + 1e-4), f"{expr}: means differ by {gap.max()}"
         ratio = ours[f"var{i}"] / theirs[f"var{i}"][0]
         assert np.all((ratio > 0.85) & (ratio < 1.18)), f"{expr}: variance ratios {ratio}"
+
+
+# A model of the new weighted layers trained with fit, on one replica and on MirroredStrategy
+# with 2 (no random layer: their draws are simdist's own).
+_FIT = textwrap.dedent(
+    """
+    def case(tf, np, weights, devices):
+        L = tf.keras.layers
+        rng = np.random.default_rng(0)
+        seq = rng.standard_normal((16, 4, 3)).astype("float32")
+        vol = rng.standard_normal((16, 3, 4, 4, 2)).astype("float32")
+        y = np.stack([seq.mean(axis=(1, 2)), vol.mean(axis=(1, 2, 3, 4))], 1).astype("float32")
+        if len(devices) > 1:
+            strategy = tf.distribute.MirroredStrategy(
+                devices, cross_device_ops=tf.distribute.ReductionToOneDevice())
+        else:
+            strategy = tf.distribute.get_strategy()
+        with strategy.scope():
+            s_in = tf.keras.Input((4, 3), name="seq")
+            v_in = tf.keras.Input((3, 4, 4, 2), name="vol")
+            e = L.EinsumDense("abc,cd->abd", (4, 6), bias_axes="d", name="ed")(s_in)
+            e = L.PReLU(alpha_initializer=tf.keras.initializers.Constant(0.2), name="pr")(e)
+            r = L.RNN([L.SimpleRNNCell(3), L.GRUCell(4)], return_sequences=True, name="rnn")(e)
+            r = L.GroupNormalization(2, name="gn")(r)
+            att = L.Softmax(axis=-1)(L.Dot(axes=(2, 2), name="dot")([r, r]))
+            s = L.Dot(axes=(2, 1), name="mix")([att, r])
+            s = L.UnitNormalization()(L.Flatten()(s))
+            z = L.Conv3D(3, 2, padding="same", activation="tanh", name="c3")(v_in)
+            z = L.MaxPooling3D((1, 2, 2))(z)
+            z = L.ELU(0.7)(L.LeakyReLU(0.1)(L.AveragePooling3D((3, 1, 1))(z)))
+            z = L.GlobalAveragePooling3D()(z)
+            out = L.Dense(2, name="out")(L.Concatenate()([s, z]))
+            model = tf.keras.Model([s_in, v_in], out)
+            if weights is not None:
+                model.set_weights(weights)
+            start = model.get_weights()
+            model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=0.05), loss="mse",
+                          run_eagerly=True)
+        history = model.fit([seq, vol], y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+        pred = model.predict([seq[:4], vol[:4]], verbose=0)
+        return {"weights": start, "loss": history.history["loss"], "final": model.get_weights(),
+                "pred": pred, "params": np.array(model.count_params())}
+    """
+)
+
+
+def test_fit_of_a_model_of_the_new_layers_matches_tf():
+    cases = {f"fit{n}": (_FIT, n) for n in (1, 2)}
+    ours = {name: tf_oracle.run_simdist(src, n) for name, (src, n) in cases.items()}
+    theirs, failures = tf_oracle.run_tf(
+        {name: (src, ours[name], n) for name, (src, n) in cases.items()}
+    )
+    assert not failures, failures
+    for name in cases:
+        tf_oracle.assert_match(name, ours[name], theirs[name], rtol=1e-4, atol=1e-5)
