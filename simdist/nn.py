@@ -5,6 +5,9 @@ This module only re-exports; the ops live in ``simdist.core.ops``.
 
 from simdist import symbolic_dispatch as _symbolic_dispatch
 from simdist.core.ops.conv1d_ops import conv1d as conv1d
+from simdist.core.ops.conv3d_ops import avg_pool3d as avg_pool3d
+from simdist.core.ops.conv3d_ops import conv3d as conv3d
+from simdist.core.ops.conv3d_ops import max_pool3d as max_pool3d
 from simdist.core.ops.conv_ops import conv2d as conv2d
 from simdist.core.ops.conv_ops import convolution as convolution
 from simdist.core.ops.conv_transpose_ops import conv2d_transpose as conv2d_transpose

@@ -20,6 +20,7 @@ from simdist.keras import metrics as metrics
 from simdist.keras import mixed_precision as mixed_precision
 from simdist.keras import models as models
 from simdist.keras import optimizers as optimizers
+from simdist.keras import preprocessing as preprocessing
 from simdist.keras import regularizers as regularizers
 from simdist.keras import utils as utils
 from simdist.keras._missing import missing_name

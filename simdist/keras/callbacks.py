@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from simdist.keras import callbacks_experimental as experimental
 from simdist.keras.callbacks_checkpoint import BackupAndRestore, ModelCheckpoint
 from simdist.keras.callbacks_tensorboard import TensorBoard
 from simdist.keras.engine.callback_base import Callback, CallbackList, History, ProgbarLogger
@@ -33,6 +34,7 @@ __all__ = [
     "TerminateOnNaN",
     "ReduceLROnPlateau",
     "TensorBoard",
+    "experimental",
 ]
 
 

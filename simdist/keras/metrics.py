@@ -60,6 +60,7 @@ from simdist.keras.metric_wrappers import (
     top_k_categorical_accuracy,
 )
 from simdist.keras.object_registration import with_custom_objects
+from simdist.keras.score_metrics import F1Score, FBetaScore, MeanIoU, R2Score
 from simdist.keras.serialization import object_config
 
 __all__ = [
@@ -96,6 +97,10 @@ __all__ = [
     "FalsePositives",
     "TrueNegatives",
     "FalseNegatives",
+    "F1Score",
+    "FBetaScore",
+    "R2Score",
+    "MeanIoU",
     "accuracy_for",
     "get",
     "serialize",
@@ -259,6 +264,10 @@ _CLASSES = {
         FalsePositives,
         TrueNegatives,
         FalseNegatives,
+        F1Score,
+        FBetaScore,
+        R2Score,
+        MeanIoU,
     )
 }
 

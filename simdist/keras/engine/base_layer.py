@@ -37,6 +37,7 @@ from simdist.core.tensor import Tensor
 from simdist.core.variables import Variable, VariableAggregation, VariableSynchronization
 from simdist.keras import backend, initializers
 from simdist.keras.engine import masking, tracking
+from simdist.keras.engine.input_spec import assert_input_compatibility
 from simdist.keras.engine.keras_tensor import is_symbolic, symbolic_call
 from simdist.keras.engine.node_attributes import NodeAttributes
 from simdist.keras.engine.tracking import AutoTrackable, dedup, is_variable
@@ -77,6 +78,7 @@ class Layer(AutoTrackable, NodeAttributes):
     _TF_MODULE_IGNORED_PROPERTIES = frozenset(("_tracked", "_trainable_weights_cache"))
 
     _OPENS_NAME_SCOPE = True  # Sequential turns this off, as Keras's Sequential does
+    input_spec = None  # an InputSpec (or a list of them) the layer's inputs must fit
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs) -> None:
         for key in kwargs:
@@ -479,6 +481,8 @@ class Layer(AutoTrackable, NodeAttributes):
         elif self._expects_mask_arg and input_masks is not None:
             kwargs["mask"] = input_masks
         inputs = self._convert_inputs(inputs)
+        if self.input_spec is not None:  # a layer that declares what it accepts (Keras)
+            assert_input_compatibility(self.input_spec, inputs, self._name)
         ctx = _CTX  # one thread-local lookup
         training = kwargs.pop("training", None)
         enclosing = ctx.training

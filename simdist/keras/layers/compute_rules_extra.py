@@ -230,12 +230,9 @@ def _batch_norm(layer, shape, batch, size):
     return _normalization(layer, shape, batch, size, "batch_norm")
 
 
-@register_compute_rule(RNN)
-def _rnn(layer, shape, batch, size):
-    if len(shape) != 2:
-        raise ValueError(f"{layer.name!r} needs (time, features), got {shape}")
-    steps, features = shape
-    cell, units = layer.cell, layer.cell.units
+def _cell_kernels(cell, steps: int, features: int, batch: int, size: int, prefix: str):
+    """One cell's kernels over ``steps`` steps: (forward, weight_grads, input_grads, params)."""
+    units = cell.units
     gates = 4 if isinstance(cell, LSTMCell) else 3 if isinstance(cell, GRUCell) else 1
     width = gates * units
     x_flops = 2.0 * batch * features * width
@@ -245,29 +242,58 @@ def _rnn(layer, shape, batch, size):
     for t in range(steps):
         forward += [
             Kernel(
-                f"rnn_input_gemm_{t}",
+                f"{prefix}rnn_input_gemm_{t}",
                 x_flops,
                 float((batch * features + features * width + state) * size),
                 True,
             ),
             Kernel(
-                f"rnn_recurrent_gemm_{t}",
+                f"{prefix}rnn_recurrent_gemm_{t}",
                 h_flops,
                 float((batch * units + units * width + state) * size),
                 True,
             ),
-            elementwise_kernel(f"rnn_gates_{t}", 2 * state, size, reads=2),
+            elementwise_kernel(f"{prefix}rnn_gates_{t}", 2 * state, size, reads=2),
         ]
         weight_grads += [
-            elementwise_kernel(f"rnn_gates_grad_{t}", 3 * state, size, reads=3),
-            Kernel(f"rnn_input_kernel_grad_{t}", x_flops, float(2 * state * size), True),
-            Kernel(f"rnn_recurrent_kernel_grad_{t}", h_flops, float(2 * state * size), True),
+            elementwise_kernel(f"{prefix}rnn_gates_grad_{t}", 3 * state, size, reads=3),
+            Kernel(f"{prefix}rnn_input_kernel_grad_{t}", x_flops, float(2 * state * size), True),
+            Kernel(
+                f"{prefix}rnn_recurrent_kernel_grad_{t}", h_flops, float(2 * state * size), True
+            ),
         ]
         input_grads.append(
-            Kernel(f"rnn_input_grad_{t}", x_flops, float((state + batch * features) * size), True)
+            Kernel(
+                f"{prefix}rnn_input_grad_{t}",
+                x_flops,
+                float((state + batch * features) * size),
+                True,
+            )
         )
     bias = (2 * width if getattr(cell, "reset_after", False) else width) if cell.use_bias else 0
     params = (features * width, units * width) + ((bias,) if bias else ())
+    return forward, weight_grads, input_grads, params
+
+
+@register_compute_rule(RNN)
+def _rnn(layer, shape, batch, size):
+    """One cell's kernels per step; a StackedRNNCells' cells one after another (each cell's
+    kernels prefixed ``cell<i>_``, its input the previous cell's output)."""
+    if len(shape) != 2:
+        raise ValueError(f"{layer.name!r} needs (time, features), got {shape}")
+    steps, features = shape
+    stacked = getattr(layer.cell, "cells", None)
+    cells = [layer.cell] if stacked is None else list(stacked)
+    forward, weight_grads, input_grads, params = [], [], [], ()
+    for i, cell in enumerate(cells):
+        prefix = "" if stacked is None else f"cell{i}_"
+        parts = _cell_kernels(cell, steps, features, batch, size, prefix)
+        forward += parts[0]
+        weight_grads += parts[1]
+        input_grads += parts[2]
+        params += parts[3]
+        features = cell.units
+    units = cells[-1].units
     out_shape = (steps, units) if layer.return_sequences else (units,)
     return ComputeDescription(
         out_shape, params, tuple(forward), tuple(weight_grads), tuple(input_grads)

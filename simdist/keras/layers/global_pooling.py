@@ -1,7 +1,8 @@
 """Global pooling: the mean or maximum over all spatial (or time) positions of each channel.
 
 ``GlobalAveragePooling2D``/``GlobalMaxPooling2D`` take ``[batch, height, width, channels]``;
-the 1D forms take ``[batch, steps, channels]``. ``keepdims=True`` keeps the pooled axes with
+the 1D forms take ``[batch, steps, channels]``, the 3D ones ``[batch, depth, height, width,
+channels]``. ``keepdims=True`` keeps the pooled axes with
 size 1.
 """
 
@@ -18,6 +19,8 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalAveragePooling2D",
     "GlobalMaxPooling2D",
+    "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D",
 ]
 
 
@@ -91,4 +94,18 @@ class GlobalMaxPooling1D(_GlobalPooling):
     """The maximum over the steps of each channel."""
 
     _RANK = 3
+    _REDUCE = staticmethod(reduction_ops.reduce_max)
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    """The mean over depth, height and width of each channel."""
+
+    _RANK = 5
+    _REDUCE = staticmethod(reduction_ops.reduce_mean)
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    """The maximum over depth, height and width of each channel."""
+
+    _RANK = 5
     _REDUCE = staticmethod(reduction_ops.reduce_max)

@@ -1,17 +1,26 @@
 """Layers that move values without computing: ``Reshape``, ``Permute``, ``RepeatVector``,
-``ZeroPadding2D``, ``UpSampling2D`` (nearest neighbour)."""
+``ZeroPadding1D``/``2D``, ``UpSampling1D``/``2D`` (``UpSampling2D`` also resizes bilinearly)."""
 
 from __future__ import annotations
 
 import math
 
 from simdist.core.ops import array_ops
+from simdist.core.ops.resize_ops import resize_bilinear
 from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, int_pair, static_shape
 
-__all__ = ["Reshape", "Permute", "RepeatVector", "ZeroPadding2D", "UpSampling2D"]
+__all__ = [
+    "Reshape",
+    "Permute",
+    "RepeatVector",
+    "ZeroPadding1D",
+    "ZeroPadding2D",
+    "UpSampling1D",
+    "UpSampling2D",
+]
 
 
 class Reshape(Layer):
@@ -154,24 +163,88 @@ class ZeroPadding2D(Layer):
         return TensorShape([batch, rows, cols, channels])
 
     def get_config(self) -> dict:
+        return {**super().get_config(), "padding": self.padding, "data_format": "channels_last"}
+
+
+_KERAS_RESIZE_METHODS = (
+    "area", "bicubic", "bilinear", "gaussian", "lanczos3", "lanczos5", "mitchellcubic", "nearest"
+)  # fmt: skip
+
+
+class ZeroPadding1D(Layer):
+    """Add ``padding`` (an int, or ``(left, right)``) steps of zeros around ``[batch, steps,
+    channels]`` sequences."""
+
+    def __init__(self, padding=1, **kwargs) -> None:
+        super().__init__(**kwargs)
+        pair = (padding, padding) if isinstance(padding, int) else tuple(padding)
+        if len(pair) != 2 or not all(isinstance(p, int) and p >= 0 for p in pair):
+            raise ValueError(
+                "The `padding` argument must be a tuple of 2 non-negative integers. Received: "
+                f"padding={padding!r}"
+            )
+        self.padding = pair
+
+    def call(self, inputs) -> Tensor:
+        check_input(self, inputs, ndim=3)
+        return array_ops.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        batch, steps, channels = as_shape(input_shape).as_list()
+        steps = None if steps is None else steps + sum(self.padding)
+        return TensorShape([batch, steps, channels])
+
+    def get_config(self) -> dict:
         return {**super().get_config(), "padding": self.padding}
 
 
+class UpSampling1D(Layer):
+    """Repeat each step of ``[batch, steps, channels]`` sequences ``size`` times."""
+
+    def __init__(self, size=2, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.size = int(size)
+
+    def call(self, inputs) -> Tensor:
+        check_input(self, inputs, ndim=3)
+        n, steps, channels = static_shape(inputs)
+        grid = array_ops.tile(array_ops.reshape(inputs, [n, steps, 1, channels]),
+                              [1, 1, self.size, 1])  # fmt: skip
+        return array_ops.reshape(grid, [n, steps * self.size, channels])
+
+    def compute_output_shape(self, input_shape) -> TensorShape:
+        batch, steps, channels = as_shape(input_shape).as_list()
+        return TensorShape([batch, None if steps is None else steps * self.size, channels])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "size": self.size}
+
+
 class UpSampling2D(Layer):
-    """Repeat each row ``size[0]`` and each column ``size[1]`` times (nearest neighbour).
+    """Repeat each row ``size[0]`` and each column ``size[1]`` times (``nearest``), or resize
+    by that factor with TF 2's bilinear kernel (``bilinear``: float32 output).
 
     Raises:
-        NotImplementedError: ``interpolation='bilinear'`` or channels_first data.
+        ValueError: an interpolation Keras does not know.
+        NotImplementedError: ``area``, ``bicubic``, ``gaussian``, ``lanczos3/5`` or
+            ``mitchellcubic`` (simdist resizes by bilinear and nearest only), or
+            channels_first data.
     """
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs) -> None:
         super().__init__(**kwargs)
         if data_format not in (None, "channels_last"):
             raise NotImplementedError("simdist's UpSampling2D supports channels_last only.")
-        if interpolation != "nearest":
+        if interpolation not in _KERAS_RESIZE_METHODS:
+            raise ValueError(
+                "`interpolation` argument should be one of: "
+                f"{', '.join(repr(m) for m in _KERAS_RESIZE_METHODS)}. Received: "
+                f'"{interpolation}".'
+            )
+        if interpolation not in ("nearest", "bilinear"):
             raise NotImplementedError(
-                f"simdist's UpSampling2D supports interpolation='nearest' only, got "
-                f"{interpolation!r}."
+                f"UpSampling2D(interpolation={interpolation!r}) is not in simdist: it resizes "
+                "by 'nearest' and 'bilinear' only."
             )
         self.size = int_pair(size, "size")
         self.interpolation = interpolation
@@ -180,6 +253,8 @@ class UpSampling2D(Layer):
         check_input(self, inputs, ndim=4)
         n, h, w, c = static_shape(inputs)
         sh, sw = self.size
+        if self.interpolation == "bilinear":
+            return resize_bilinear(inputs, [h * sh, w * sw])
         grid = array_ops.reshape(inputs, [n, h, 1, w, 1, c])
         grid = array_ops.tile(grid, [1, 1, sh, 1, sw, 1])
         return array_ops.reshape(grid, [n, h * sh, w * sw, c])
@@ -191,4 +266,9 @@ class UpSampling2D(Layer):
         return TensorShape([batch, rows, cols, channels])
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "size": self.size, "interpolation": self.interpolation}
+        return {
+            **super().get_config(),
+            "size": self.size,
+            "data_format": "channels_last",
+            "interpolation": self.interpolation,
+        }

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simdist.core import nest
 from simdist.core.convert import convert_to_tensor
 from simdist.core.ops import array_ops, creation_ops, join_ops, math_ops, slicing_ops
 from simdist.core.shape import TensorShape, as_shape
@@ -26,6 +27,7 @@ from simdist.keras import backend
 from simdist.keras.engine.base_layer import Layer
 from simdist.keras.layers._checks import check_input, static_shape
 from simdist.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from simdist.keras.layers.wrappers import deserialize_layer, serialize_layer
 
 __all__ = ["RNN", "SimpleRNN", "LSTM", "GRU"]
 
@@ -60,6 +62,10 @@ class RNN(Layer):
             raise NotImplementedError(
                 f"{type(self).__name__}: stateful=True and time_major=True are not yet in simdist."
             )
+        if isinstance(cell, (list, tuple)):
+            from simdist.keras.layers.rnn_stacked import StackedRNNCells
+
+            cell = StackedRNNCells(cell)
         self.cell = cell
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
@@ -70,7 +76,11 @@ class RNN(Layer):
 
     def _state_sizes(self) -> list[int]:
         size = self.cell.state_size
-        return list(size) if isinstance(size, (list, tuple)) else [size]
+        return [int(s) for s in nest.flatten(size)]
+
+    def _output_units(self) -> int:
+        size = getattr(self.cell, "output_size", None)
+        return int(size) if size is not None else self._state_sizes()[0]
 
     def build(self, input_shape) -> None:
         shape = as_shape(input_shape)
@@ -124,7 +134,8 @@ class RNN(Layer):
             raise ValueError(f"{type(self).__name__} received an input with 0 time steps.")
         result = join_ops.stack(outputs, axis=1) if self.return_sequences else output
         if self.return_state:
-            return [result, *states]
+            regroup = getattr(self.cell, "nest_states", None)  # StackedRNNCells: per cell
+            return [result, *(states if regroup is None else regroup(states))]
         return result
 
     def compute_mask(self, inputs, mask=None):
@@ -138,7 +149,7 @@ class RNN(Layer):
 
     def compute_output_shape(self, input_shape):
         batch, steps, _ = as_shape(input_shape).as_list()
-        units = self._state_sizes()[0]
+        units = self._output_units()
         out = TensorShape([batch, steps, units] if self.return_sequences else [batch, units])
         if self.return_state:
             return [out, *(TensorShape([batch, s]) for s in self._state_sizes())]
@@ -153,7 +164,17 @@ class RNN(Layer):
             "stateful": False,
             "unroll": self.unroll,
             "time_major": False,
+            "cell": serialize_layer(self.cell),
         }
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """Rebuild the layer, its cell (a nested ``{'class_name', 'config'}``) first."""
+        config = dict(config)
+        cell = config.pop("cell")
+        if isinstance(cell, dict):
+            cell = deserialize_layer(cell, custom_objects)
+        return cls(cell, **config)
 
 
 def _step_masks(mask, batch: int, steps: int) -> list | None:
@@ -218,7 +239,9 @@ class _Recurrent(RNN):
         cell_config = self.cell.get_config()
         for key in ("name", "trainable", "dtype"):
             cell_config.pop(key, None)
-        return {**super().get_config(), **cell_config}
+        config = {**super().get_config(), **cell_config}
+        config.pop("cell")  # Keras 2's recurrent layers spell their cell's arguments out
+        return config
 
     @classmethod
     def from_config(cls, config: dict):

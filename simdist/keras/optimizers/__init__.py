@@ -5,6 +5,7 @@ Names resolve as Keras 2 resolves them: case-insensitively for the built-in opti
 """
 
 from simdist.keras.object_registration import with_custom_objects
+from simdist.keras.optimizers import experimental as experimental
 from simdist.keras.optimizers import legacy as legacy
 from simdist.keras.optimizers import schedules as schedules
 from simdist.keras.optimizers.adadelta import Adadelta as Adadelta

@@ -12,6 +12,7 @@ __all__ = [
     "ExponentialDecay",
     "PiecewiseConstantDecay",
     "CosineDecay",
+    "CosineDecayRestarts",
     "PolynomialDecay",
     "InverseTimeDecay",
     "serialize",
@@ -261,12 +262,62 @@ class InverseTimeDecay(LearningRateSchedule):
         }
 
 
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR), float32 throughout: the first period lasts
+    ``first_decay_steps``, each next one ``t_mul`` times longer and starting ``m_mul`` times
+    lower::
+
+        f = step / first_decay_steps
+        t_mul == 1: i = floor(f), f = f - i
+        else:       i = floor(log(1 - f (1 - t_mul)) / log(t_mul)),
+                    f = (f - (1 - t_mul^i) / (1 - t_mul)) / t_mul^i
+        lr = initial * ((1 - alpha) * 0.5 * m_mul^i * (1 + cos(pi f)) + alpha)
+    """
+
+    def __init__(
+        self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0, alpha=0.0, name=None
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self._t_mul = t_mul
+        self._m_mul = m_mul
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step) -> Tensor:
+        f32 = np.float32
+        fraction = f32(_step(step)) / f32(self.first_decay_steps)
+        t_mul, m_mul, one = f32(self._t_mul), f32(self._m_mul), f32(1.0)
+        if t_mul == one:
+            restart = np.floor(fraction)
+            fraction = fraction - restart
+        else:
+            restart = np.floor(np.log(one - fraction * (one - t_mul)) / np.log(t_mul))
+            done = (one - t_mul**restart) / (one - t_mul)
+            fraction = (fraction - done) / t_mul**restart
+        cosine = f32(0.5) * m_mul**restart * (one + np.cos(f32(np.pi) * fraction))
+        alpha = f32(self.alpha)
+        decayed = (one - alpha) * cosine + alpha
+        return constant(f32(f32(self.initial_learning_rate) * decayed), dtype="float32")
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "first_decay_steps": self.first_decay_steps,
+            "t_mul": self._t_mul,
+            "m_mul": self._m_mul,
+            "alpha": self.alpha,
+            "name": self.name,
+        }
+
+
 _CLASSES = {
     cls.__name__: cls
     for cls in (
         ExponentialDecay,
         PiecewiseConstantDecay,
         CosineDecay,
+        CosineDecayRestarts,
         PolynomialDecay,
         InverseTimeDecay,
     )

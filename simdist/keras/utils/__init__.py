@@ -1,6 +1,7 @@
 """``tf.keras.utils``: Keras 2's helpers (re-exports only).
 
-``Sequence`` feeds ``model.fit``; ``to_categorical`` / ``normalize`` are NumPy helpers;
+``Sequence`` feeds ``model.fit``; ``to_categorical`` / ``normalize`` / ``pad_sequences`` are
+NumPy helpers; ``timeseries_dataset_from_array`` makes a ``tf.data`` dataset of windows;
 ``custom_object_scope`` / ``register_keras_serializable`` name custom classes for loading;
 ``get_file`` only finds files already in Keras's cache and ``plot_model`` is refused (see
 ``refused``; docs/differences.md).
@@ -19,11 +20,15 @@ from simdist.keras.object_registration import (
 from simdist.keras.utils import experimental as experimental
 from simdist.keras.utils.numerical import normalize as normalize
 from simdist.keras.utils.numerical import to_categorical as to_categorical
+from simdist.keras.utils.padding import pad_sequences as pad_sequences
 from simdist.keras.utils.random_seed import set_random_seed as set_random_seed
 from simdist.keras.utils.refused import get_file as get_file
 from simdist.keras.utils.refused import model_to_dot as model_to_dot
 from simdist.keras.utils.refused import plot_model as plot_model
 from simdist.keras.utils.sequence import Sequence as Sequence
+from simdist.keras.utils.timeseries import (
+    timeseries_dataset_from_array as timeseries_dataset_from_array,
+)
 
 
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
