@@ -22,25 +22,9 @@ from simdist.core import nest
 from simdist.data import structure
 from simdist.data.dataset import INFINITE, UNKNOWN, Dataset, as_count
 from simdist.data.functional import call_with_element, normalize_result, probe_spec
+from simdist.data.windowing import ElementsDataset
 
 __all__ = ["GroupByWindowDataset", "RebatchDataset", "bucket_by_sequence_length"]
-
-
-class _WindowDataset(Dataset):
-    """The elements of one window, as a dataset (what ``reduce_func`` receives)."""
-
-    def __init__(self, elements: list, spec: Any) -> None:
-        super().__init__()
-        self._elements, self._spec = elements, spec
-
-    def _compute_element_spec(self) -> Any:
-        return self._spec
-
-    def _cardinality(self) -> int:
-        return len(self._elements)
-
-    def _iterate(self):
-        yield from self._elements
 
 
 def _scalar_int(value: Any, what: str) -> int:
@@ -75,7 +59,7 @@ class _GroupByWindowDataset(Dataset):
     def _reduce(self, key: int, elements: list) -> Dataset:
         spec = self._input_datasets[0].element_spec
         out = self._reduce_func(
-            structure.to_tensors(np.asarray(key, np.int64)), _WindowDataset(elements, spec)
+            structure.to_tensors(np.asarray(key, np.int64)), ElementsDataset(elements, spec)
         )
         if not isinstance(out, Dataset):
             raise TypeError(
