@@ -51,9 +51,10 @@ def weight_options_config(layer) -> dict:
     ).config()
 
 
-def add_kernel_and_bias(layer, kernel_shape: list, bias_size: int) -> None:
-    """``layer.kernel`` (and ``layer.bias`` when ``layer.use_bias``, else None) from the
-    layer's ``kernel_*`` / ``bias_*`` initializer, regularizer and constraint attributes."""
+def add_kernel_and_bias(layer, kernel_shape: list, bias_size, use_bias=None) -> None:
+    """``layer.kernel`` (and ``layer.bias`` when ``use_bias``, by default ``layer.use_bias``,
+    else None) from the layer's ``kernel_*`` / ``bias_*`` initializer, regularizer and
+    constraint attributes; ``bias_size`` is a length or a whole shape."""
     layer.kernel = layer.add_weight(
         "kernel",
         shape=list(kernel_shape),
@@ -62,10 +63,10 @@ def add_kernel_and_bias(layer, kernel_shape: list, bias_size: int) -> None:
         constraint=layer.kernel_constraint,
     )
     layer.bias = None
-    if layer.use_bias:
+    if layer.use_bias if use_bias is None else use_bias:
         layer.bias = layer.add_weight(
             "bias",
-            shape=[bias_size],
+            shape=[bias_size] if isinstance(bias_size, int) else list(bias_size),
             initializer=layer.bias_initializer,
             regularizer=layer.bias_regularizer,
             constraint=layer.bias_constraint,

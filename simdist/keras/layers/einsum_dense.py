@@ -18,6 +18,7 @@ from simdist.core.shape import TensorShape, as_shape
 from simdist.core.tensor import Tensor
 from simdist.keras import activations, constraints, initializers, regularizers
 from simdist.keras.engine.base_layer import Layer
+from simdist.keras.layers._weights import add_kernel_and_bias
 
 __all__ = ["EinsumDense", "analyze_einsum"]
 
@@ -148,22 +149,7 @@ class EinsumDense(Layer):
         kernel, bias, self.full_output_shape = analyze_einsum(
             self.equation, self.bias_axes, dims, self.partial_output_shape
         )
-        self.kernel = self.add_weight(
-            "kernel",
-            shape=kernel,
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self.bias = None
-        if bias is not None:
-            self.bias = self.add_weight(
-                "bias",
-                shape=bias,
-                initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-                constraint=self.bias_constraint,
-            )
+        add_kernel_and_bias(self, kernel, bias, use_bias=bias is not None)
         self.built = True
 
     def call(self, inputs) -> Tensor:
