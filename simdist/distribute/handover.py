@@ -22,6 +22,11 @@ helpers and any thread a replica function starts wherever it likes.
 the OS places every wake-up). Linux only; elsewhere, and wherever the system refuses the
 call (a cgroup, a CPU taken offline), the OS places the wake-up. Results never depend on it:
 the turn order is the runner's, not the scheduler's.
+
+A sleeper that will not wait again (the caller's thread once its run has returned) is
+closed (``close``): a waker that comes late (a replica stuck past the run's deadline that wakes
+and finishes) then leaves it where it runs, and a move that races with the close is
+undone, so no thread is left restricted to one CPU after a run.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ class Sleeper:
     a thread it starts inherits).
     """
 
-    __slots__ = ("tid", "cpus", "moved")
+    __slots__ = ("tid", "cpus", "moved", "closed")
 
     def __init__(self, tid: int | None = None, cpus: frozenset[int] | None = None) -> None:
         self.tid = threading.get_native_id() if tid is None else tid
@@ -78,10 +83,11 @@ class Sleeper:
             cpus = frozenset(os.sched_getaffinity(0)) if _getcpu is not None else frozenset()
         self.cpus = cpus
         self.moved = False  # a waker restricted it to its CPU; undone when it wakes
+        self.closed = False  # it waits no more: wakers leave it alone
 
     def move_here(self) -> None:
         """Called by the waker just before it releases this sleeper."""
-        if len(self.cpus) < 2 or not _enabled():
+        if self.closed or len(self.cpus) < 2 or not _enabled():
             return
         cpu = _getcpu()
         if cpu not in self.cpus:  # the waker runs where the sleeper may not: leave it
@@ -94,12 +100,24 @@ class Sleeper:
         except OSError:  # the thread is gone, or a cgroup forbids it: the OS places it
             return
         self.moved = True
+        if self.closed:  # closed meanwhile (after the check above): undo the move here
+            self._give_back(self.tid)
 
     def woken(self) -> None:
         """Called by the sleeper itself when it wakes: its CPUs back, if a waker moved it."""
         if self.moved:
-            self.moved = False
-            try:
-                os.sched_setaffinity(0, self.cpus)
-            except OSError:  # a CPU went offline meanwhile: keep what the system allows
-                pass
+            self._give_back(0)
+
+    def close(self) -> None:
+        """Called by the sleeper itself when it will not wait again: its CPUs back now, and
+        no waker moves it any more (one that is moving it at this instant undoes it)."""
+        self.closed = True
+        if self.moved:
+            self._give_back(0)
+
+    def _give_back(self, tid: int) -> None:
+        self.moved = False
+        try:
+            os.sched_setaffinity(tid, self.cpus)
+        except OSError:  # a CPU went offline meanwhile, or the thread is gone
+            pass

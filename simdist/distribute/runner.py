@@ -313,11 +313,12 @@ class ReplicaRunner:
             rep.start = lambda rep=rep, args=args, kwargs=kwargs: self._body(
                 rep, fn, args, kwargs
             )
-        self._yielded.waiter = handover.Sleeper()  # this thread, the coordinator
+        coordinator = self._yielded.waiter = handover.Sleeper()  # this thread
         try:
             return self._coordinate()
         finally:
             self._stop_all()
+            coordinator.close()  # a replica that outlives the run must not move this thread
             # Threads go back to the pool when the run ends, not when a body returns: every
             # replica of a run has a thread of its own, as in TF.
             for rep in self._replicas:

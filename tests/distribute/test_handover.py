@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -85,6 +86,29 @@ def test_the_caller_keeps_a_mask_of_its_own_choosing():
         assert os.sched_getaffinity(0) == {min(_CPUS)}
     finally:
         os.sched_setaffinity(0, saved)
+
+
+@linux_multi_cpu
+def test_a_replica_that_outlives_its_run_leaves_the_callers_cpus_alone(simdist_env):
+    # A replica stuck past the deadline hands the turn back when it finally returns; the
+    # run is over by then, and the caller's thread must not be restricted to its CPU.
+    simdist_env("SIMDIST_REPLICA_TIMEOUT", "0.3")
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    release, finished = threading.Event(), threading.Event()
+
+    def fn():
+        if int(tf.distribute.get_replica_context().replica_id_in_sync_group) == 1:
+            release.wait(30)
+            finished.set()
+        return 0
+
+    with pytest.raises(tf.errors.DeadlineExceededError):
+        strategy.run(fn)
+    release.set()
+    assert finished.wait(10)
+    for _ in range(50):  # the late hand-over comes just after the body returns
+        time.sleep(0.01)
+        assert frozenset(os.sched_getaffinity(0)) == _CPUS
 
 
 def test_a_bad_value_is_named():
