@@ -9,7 +9,9 @@ symbolic outputs. Their shapes and dtypes come from calling the layer on zeros
 when there are unknown dimensions, once more with them as 2 (33); an output dimension that
 differs between the two probes is unknown (``None``). Where the layer has a
 ``compute_output_shape`` of its own, an output dimension it calls unknown stays unknown even
-when both probes agree on it (a strided convolution can map 32 and 33 rows to 16). The probes
+when both probes agree on it (a strided convolution can map 32 and 33 rows to 16); and where
+that rule knows every other dimension of a float output as the first probe gave it, the
+second probe is not run (building a ResNet152 probed every convolution at batch 1 and 2). The probes
 build the layer (its variables are created then, in the current strategy scope), run in
 inference mode (``training`` as the call gives it, else False) and their ``add_loss`` values
 are dropped A small integer output (``tf.shape(x)``,
@@ -197,9 +199,12 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
         return call(*p_args, **p_kwargs)
 
     first = probe(1)
-    second = probe(2) if unknown else first
-    name = getattr(layer, "name", None)
     declared = _declared_shape(layer, args) if unknown and isinstance(first, Tensor) else None
+    # The second probe only finds which dimensions vary; where the layer's own rule says
+    # that of a float output and agrees with the first probe on every dimension it knows,
+    # it is not run (it costs twice the first: a batch of 2).
+    second = first if not unknown or _declared_suffices(declared, first) else probe(2)
+    name = getattr(layer, "name", None)
 
     def symbolic(a, b):
         if not isinstance(a, Tensor):
@@ -219,6 +224,18 @@ def symbolic_call(layer, call, args: tuple, kwargs: dict):
     outputs = nest.map_structure(symbolic, first, second)
     Node(layer, tuple(args), dict(kwargs), outputs)
     return outputs
+
+
+def _declared_suffices(declared: TensorShape | None, first: Tensor) -> bool:
+    """Whether the layer's declared output shape can stand in for the second probe: a float
+    output (a small integer one keeps both probes' values), the same rank as the first
+    probe's, and every dimension it knows equal to the first probe's."""
+    if declared is None or declared.rank is None or not first.dtype.is_floating:
+        return False
+    dims = first.shape.as_list()
+    return declared.rank == len(dims) and all(
+        d is None or d == p for d, p in zip(declared.as_list(), dims, strict=True)
+    )
 
 
 def _declared_shape(layer, args: tuple) -> TensorShape | None:
