@@ -150,7 +150,8 @@ def conv2d_bias_activation(
         if activation == "relu":
             np.maximum(block, 0, out=block)
 
-    block_flops = 2 * step * per_image * wm.shape[0] * out_c  # each block's matrix product
+    # Each block's matrix product; a batch smaller than a block is one block of its size.
+    block_flops = 2 * min(step, n) * per_image * wm.shape[0] * out_c
     run_blocks(num_blocks * halves, forward_task, block_flops / halves)
     out = make_tensor(y2.reshape(xv.shape[:-3] + (h.out, w.out, out_c)), x.dtype)
 

@@ -90,7 +90,7 @@ def _by_images(xp: np.ndarray, block) -> None:
     run_blocks(
         -(-n // step),
         lambda b: block(slice(b * step, min(n, (b + 1) * step))),
-        block_flops=_PASSES * step * xp[0].size,
+        block_flops=_PASSES * min(step, n) * xp[0].size,  # a small batch: one small block
     )
 
 
