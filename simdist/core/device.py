@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import re
 from collections.abc import Iterator
 
@@ -102,6 +103,13 @@ DEFAULT_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
 def canonical_name(name: str, outer: str | None = None) -> str:
     """The full canonical form of ``name``, unknown parts taken from ``outer`` or defaults."""
+    if isinstance(name, str) and (outer is None or isinstance(outer, str)):
+        return _canonical_name(name, outer)  # a pure function of two strings: cached
+    return _canonical_name.__wrapped__(name, outer)  # not a string: the parser says what
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_name(name: str, outer: str | None) -> str:
     spec = DeviceSpec.from_string(name)
     if outer is not None:
         spec = spec.make_merged_spec(DeviceSpec.from_string(outer))

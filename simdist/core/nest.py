@@ -107,11 +107,22 @@ def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
     stack = [(a, b)]
     while stack:
         x, y = stack.pop()
-        if is_nested(x) != is_nested(y):
+        kind = type(x)
+        if (kind is list or kind is tuple) and type(y) is kind:
+            # Plain lists and tuples (the common case: a merge_call's (gradient, variable)
+            # pairs): the checks below reduce to the lengths.
+            if len(x) != len(y):
+                raise ValueError(
+                    f"The two structures have different lengths: {len(x)} vs {len(y)}."
+                )
+            stack.extend(zip(x, y))
+            continue
+        nested = is_nested(x)
+        if nested != is_nested(y):
             raise ValueError(
                 f"The two structures don't have the same nested structure: {a!r} vs {b!r}."
             )
-        if not is_nested(x):
+        if not nested:
             continue
         if check_types and _kind(x) != _kind(y):
             raise TypeError(
@@ -127,6 +138,9 @@ def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
 
 
 def _kind(x: Any) -> type:
+    kind = type(x)
+    if kind is list or kind is tuple:
+        return kind
     if isinstance(x, Mapping):
         return dict
     if isinstance(x, tuple) and hasattr(x, "_fields"):

@@ -61,3 +61,33 @@ def test_rebuilding_leaves_no_reference_cycle():
         assert ref() is None
     finally:
         gc.enable()
+
+
+def _signature(x):
+    """The structure of ``x`` as TF's nest sees it, leaves erased (the rule, written out)."""
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _signature(x[k])) for k in sorted(x)))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_signature(c) for c in x))
+    return "leaf"
+
+
+_structures = st.recursive(
+    st.integers(0, 3),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(inner, max_size=3).map(tuple)
+    | st.dictionaries(st.sampled_from("abc"), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(_structures, _structures)
+def test_assert_same_structure_raises_exactly_when_the_structures_differ(a, b):
+    for x, y in ((a, b), (a, a), (b, b)):
+        same = _signature(x) == _signature(y)
+        try:
+            nest.assert_same_structure(x, y)
+        except (TypeError, ValueError):
+            assert not same
+        else:
+            assert same
