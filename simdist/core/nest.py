@@ -115,7 +115,7 @@ def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
                 raise ValueError(
                     f"The two structures have different lengths: {len(x)} vs {len(y)}."
                 )
-            stack.extend(zip(x, y))
+            stack.extend(zip(x, y, strict=True))
             continue
         nested = is_nested(x)
         if nested != is_nested(y):
