@@ -195,3 +195,32 @@ def test_model_from_config_rebuilds_a_functional_model():
     clone.set_weights(model.get_weights())
     data = [np.ones((2, 3), "float32"), np.ones((2, 2), "float32")]
     np.testing.assert_array_equal(np.asarray(clone(data)), np.asarray(model(data)))
+
+
+class _Counted(tf.keras.layers.Layer):
+    """Doubles its input's last axis; counts its calls; ``wrong`` makes its declared rule
+    disagree with what it computes."""
+
+    def __init__(self, wrong=False, **kwargs):
+        super().__init__(**kwargs)
+        self.calls, self.wrong = 0, wrong
+
+    def call(self, x):
+        self.calls += 1
+        return tf.concat([x, x], axis=-1)
+
+    def compute_output_shape(self, input_shape):
+        last = input_shape[-1] * (3 if self.wrong else 2)
+        return tf.TensorShape([input_shape[0], last])
+
+
+def test_a_layer_whose_own_rule_knows_the_shape_is_probed_once():
+    layer = _Counted()
+    out = layer(tf.keras.Input((3,)))
+    assert layer.calls == 1 and out.shape.as_list() == [None, 6]
+
+
+def test_a_rule_that_disagrees_with_the_first_probe_gets_the_second_probe():
+    layer = _Counted(wrong=True)
+    out = layer(tf.keras.Input((3,)))
+    assert layer.calls == 2 and out.shape.as_list() == [None, 6]
