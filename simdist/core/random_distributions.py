@@ -85,36 +85,57 @@ def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None) -> Tensor
 
 # --- gamma ------------------------------------------------------------------------------
 def _lower_regularized_gamma(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """P(a, x) in float64, element-wise (series below a + 1, continued fraction above)."""
+    """P(a, x) in float64, element-wise (series below a + 1, continued fraction above).
+
+    Each element is evaluated by the one expansion that converges for it, so neither loop
+    runs to its cap on elements it was never meant for.
+    """
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    log_gamma_a = np.vectorize(math.lgamma, otypes=[np.float64])(a)
+    out = np.zeros(a.shape, np.float64)
+    positive = x > 0
+    below = positive & (x < a + 1.0)
+    above = positive & ~below
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        log_front = a * np.log(x) - x - log_gamma_a
-        term = 1.0 / a
-        total = term.copy()
-        for n in range(1, 300):  # series: sum x^n / (a (a+1) ... (a+n))
-            term = term * x / (a + n)
-            total = total + term
-            if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
-                break
-        series = total * np.exp(log_front)
-        # Lentz's continued fraction for Q(a, x) = 1 - P(a, x)
-        tiny = 1e-300
-        b = x + 1.0 - a
-        c = np.full_like(x, 1.0 / tiny)
-        d = 1.0 / np.where(b == 0, tiny, b)
-        h = d.copy()
-        for i in range(1, 300):
-            an = -i * (i - a)
-            b = b + 2.0
-            d = an * d + b
-            d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
-            c = b + an / np.where(np.abs(c) < tiny, tiny, c)
-            h = h * d * c
-            if not np.any(np.abs(d * c - 1.0) > 1e-16):
-                break
-        fraction = 1.0 - np.exp(log_front) * h
-    return np.where(x <= 0, 0.0, np.where(x < a + 1.0, series, fraction))
+        if below.any():
+            out[below] = _gamma_series(a[below], x[below])
+        if above.any():
+            out[above] = 1.0 - _gamma_continued_fraction(a[above], x[above])
+    return out
+
+
+def _log_front(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return a * np.log(x) - x - np.array([math.lgamma(v) for v in a.ravel()]).reshape(a.shape)
+
+
+def _gamma_series(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """P(a, x) = x^a e^-x / Gamma(a) * sum x^n / (a (a+1) ... (a+n)), for x < a + 1."""
+    term = 1.0 / a
+    total = term.copy()
+    for n in range(1, 300):
+        term = term * x / (a + n)
+        total = total + term
+        if not np.any(np.abs(term) > 1e-17 * np.abs(total)):
+            break
+    return total * np.exp(_log_front(a, x))
+
+
+def _gamma_continued_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Q(a, x) = 1 - P(a, x) by Lentz's continued fraction, for x >= a + 1."""
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = np.full_like(x, 1.0 / tiny)
+    d = 1.0 / np.where(b == 0, tiny, b)
+    h = d.copy()
+    for i in range(1, 300):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = 1.0 / np.where(np.abs(d) < tiny, tiny, d)
+        c = b + an / np.where(np.abs(c) < tiny, tiny, c)
+        h = h * d * c
+        if not np.any(np.abs(d * c - 1.0) > 1e-16):
+            break
+    return np.exp(_log_front(a, x)) * h
 
 
 def _standard_gamma_grad(alpha: np.ndarray, sample: np.ndarray) -> np.ndarray:
