@@ -55,6 +55,19 @@ def pytest_configure(config):
             "python3 -m pip install -e '.[tensorflow]'"
         )
     _keep_bytecode(config)
+    _blas_threads_from_the_start()
+
+
+# --- BLAS threads from the start ---------------------------------------------------------------
+# Every process of the suite (the xdist workers, and what they start: MPI ranks, TF_CONFIG tasks,
+# scenarios, the CLI) runs simdist, whose policy holds NumPy's BLAS to one thread at import. By
+# then OpenBLAS has started its threads and let them spin: ~0.12 s of CPU per process, ~20 s of
+# the default tier. Exporting the policy's thread count first (where the shell has not chosen
+# one) gives every process the same one thread from the start, and the same bits.
+def _blas_threads_from_the_start():
+    from simdist.backends import process_env
+
+    os.environ.update(process_env.with_blas_threads(os.environ))
 
 
 # --- bytecode under PYTHONDONTWRITEBYTECODE ---------------------------------------------------

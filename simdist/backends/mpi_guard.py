@@ -60,7 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("usage: mpiexec -n N python -m simdist.backends.mpi_guard script.py ...\n")
         return 2
     read_end, write_end = os.pipe()
-    env = dict(os.environ, **{settings.env_name("mpi_guard_fd"): str(write_end)})
+    env = process_env.with_blas_threads(
+        dict(os.environ, **{settings.env_name("mpi_guard_fd"): str(write_end)})
+    )
     keep = [int(os.environ[v]) for v in _PMI_FD_VARS if os.environ.get(v, "").isdigit()]
     child = subprocess.Popen(
         [sys.executable, "-m", "mpi4py", *args],

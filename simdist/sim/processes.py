@@ -30,6 +30,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from simdist import settings
+from simdist.backends import process_env
 
 __all__ = ["TaskRun", "ClusterRun", "ProcessClusterError", "free_ports", "run_processes", "main"]
 
@@ -160,8 +161,7 @@ def run_processes(
     key = job_key or secrets.token_hex(16)
     started, procs, files = time.monotonic(), [], []
     for job, index in names:
-        task_env = dict(os.environ)
-        task_env.update(env or {})
+        task_env = process_env.with_blas_threads({**os.environ, **(env or {})})
         task_env["TF_CONFIG"] = json.dumps(
             {"cluster": cluster, "task": {"type": job, "index": index}}
         )

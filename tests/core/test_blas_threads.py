@@ -61,6 +61,34 @@ def test_inherit_leaves_the_blas_libraries_as_found():
     assert _run(SIMDIST_BLAS_THREADS="2")["threads"] == "[2]"
 
 
+def test_a_process_simdist_starts_loads_its_blas_with_the_policys_threads():
+    from simdist.backends.process_env import with_blas_threads
+
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "SIMDIST_BLAS_THREADS")
+    }
+    probe = (  # before any import of simdist: what the BLAS library started with
+        "import numpy, threadpoolctl; print(sorted({l['num_threads'] for l in "
+        "threadpoolctl.threadpool_info() if l['user_api'] == 'blas'}))"
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=with_blas_threads(base),
+        timeout=60,
+    )
+    assert started.stdout.strip() == "[1]", started.stderr[-2000:]
+    assert with_blas_threads({**base, "SIMDIST_BLAS_THREADS": "3"})["OPENBLAS_NUM_THREADS"] == "3"
+    # what the caller chose stays, and so does a child that asks to inherit (or to fail)
+    assert with_blas_threads({**base, "OPENBLAS_NUM_THREADS": "2"})["OPENBLAS_NUM_THREADS"] == "2"
+    for asked in ("inherit", "two"):
+        env = with_blas_threads({**base, "SIMDIST_BLAS_THREADS": asked})
+        assert "OPENBLAS_NUM_THREADS" not in env and "MKL_NUM_THREADS" not in env
+
+
 @pytest.mark.parametrize("raw", ["0", "-1", "two", "1.5"])
 def test_a_bad_setting_names_the_variable_and_the_choices(simdist_env, raw):
     with pytest.raises(ValueError, match=r"SIMDIST_BLAS_THREADS=.* positive number .*'inherit'"):
