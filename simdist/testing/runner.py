@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any
 
-from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis.errors import Unsatisfiable
 
 from simdist.testing import known_differences
@@ -56,7 +56,10 @@ class Outcome:
 
 
 def _settings(max_examples: int, derandomize: bool) -> settings:
+    # No explain phase: it reruns a failure under a line tracer to annotate hypothesis's own
+    # report, which the runner does not print (it reports the shrunk example and the error).
     return settings(
+        phases=[phase for phase in Phase if phase is not Phase.explain],
         max_examples=max_examples,
         derandomize=derandomize,
         deadline=None,
