@@ -58,6 +58,22 @@ def pytest_configure(config):
     _blas_threads_from_the_start()
 
 
+# --- how xdist shares the tests out ---------------------------------------------------------------
+# `-n` without `--dist` makes xdist deal the tests out in file order in shrinking chunks
+# ("load"). The costly tests sit together (the conformance catalogue, the process tests), and
+# the last chunks left one worker running 10-15 s after the other was done. Work stealing (a
+# worker out of tests takes half of another's queue) ends the two within a test of each other.
+# An explicit `--dist` is obeyed.
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    asked = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    if config.option.dist != "load" or any(str(a).startswith("--dist") for a in asked):
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
+
+
 # --- BLAS threads from the start ---------------------------------------------------------------
 # Every process of the suite (the xdist workers, and what they start: MPI ranks, TF_CONFIG tasks,
 # scenarios, the CLI) runs simdist, whose policy holds NumPy's BLAS to one thread at import. By
