@@ -8,6 +8,7 @@ medians then compares the same minutes.
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -17,14 +18,24 @@ def side_by_side(
     contenders: dict[str, Callable[[], None]], rounds: int, per_block: int
 ) -> dict[str, float]:
     """Median milliseconds per call of each contender, from ``rounds`` alternating blocks of
-    ``per_block`` calls (one block of each, warm-up call first, not timed)."""
+    ``per_block`` calls (one untimed call first).
+
+    What one contender leaves behind falls on the block after it: beside two busy processes
+    the simdist block that followed TensorFlow's 4-device block ran 20-30 ms a step slower
+    than its twins (the tutorial CNN, 2026-12-02), and a fixed order put the same contender
+    there every round. So each round runs the contenders in a fresh order, seeded (the same
+    orders every run): a contender follows each of the others about equally often, and the
+    median drops the rounds it drew the bad place.
+    """
     if rounds < 1 or per_block < 1:
         raise ValueError(f"rounds and per_block must be >= 1, got {rounds} and {per_block}")
     for fn in contenders.values():
         fn()
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, fn in contenders.items():
+    names = list(contenders)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for k in range(rounds):
+        for name in random.Random(k).sample(names, len(names)):
+            fn = contenders[name]
             start = time.perf_counter()
             for _ in range(per_block):
                 fn()
