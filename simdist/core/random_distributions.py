@@ -92,7 +92,9 @@ def _lower_regularized_gamma(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
     out = np.zeros(a.shape, np.float64)
-    positive = x > 0
+    unknown = np.isnan(a) | np.isnan(x)
+    out[unknown] = np.nan
+    positive = (x > 0) & ~unknown
     below = positive & (x < a + 1.0)
     above = positive & ~below
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):

@@ -19,6 +19,12 @@ def test_incomplete_gamma_matches_closed_forms(x):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
+def test_incomplete_gamma_gives_nan_for_nan_and_zero_at_zero():
+    a, x = np.array([np.nan, 2.0, 2.0, 2.0]), np.array([1.0, np.nan, 0.0, -1.0])
+    got = _lower_regularized_gamma(a, x)
+    np.testing.assert_array_equal(got, [np.nan, np.nan, 0.0, 0.0])
+
+
 @settings(max_examples=30)
 @given(alpha=st.floats(0.2, 20), quantile=st.floats(0.05, 0.95))
 def test_gamma_gradient_keeps_the_quantile(alpha, quantile):
