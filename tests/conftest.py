@@ -56,6 +56,11 @@ def pytest_configure(config):
         )
     _keep_bytecode(config)
     _blas_threads_from_the_start()
+    # TensorFlow (the `tensorflow` tier, here and in the processes it starts) turns its oneDNN
+    # kernels on by itself only on CPUs with AVX-512 VNNI or newer; without them its CPU
+    # convolutions refuse NCHW, and the differential tests would pass or fail by the CPU (an
+    # AVX2-only VM failed three). On for every CPU, as on the ones where it is the default.
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 
 # --- how xdist shares the tests out ---------------------------------------------------------------

@@ -357,6 +357,9 @@ def run_tensorflow(snippets: Sequence[Snippet], timeout: float = 600.0) -> dict[
     env = dict(
         os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""
     )
+    # TF turns its oneDNN kernels on by itself only on CPUs with AVX-512 VNNI or newer, and
+    # without them its CPU convolutions refuse NCHW: a snippet would pass or fail by the CPU.
+    env.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
     proc = subprocess.run(
         [sys.executable, "-m", "simdist.testing.differential"],
         input=payload,
