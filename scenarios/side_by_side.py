@@ -18,7 +18,7 @@ def side_by_side(
     contenders: dict[str, Callable[[], None]], rounds: int, per_block: int
 ) -> dict[str, float]:
     """Median milliseconds per call of each contender, from ``rounds`` alternating blocks of
-    ``per_block`` calls (one untimed call first).
+    ``per_block`` calls (each contender is called once, untimed, before the first round).
 
     What one contender leaves behind falls on the block after it: beside two busy processes
     the simdist block that followed TensorFlow's 4-device block ran 20-30 ms a step slower

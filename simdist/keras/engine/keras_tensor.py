@@ -11,8 +11,8 @@ differs between the two probes is unknown (``None``). Where the layer has a
 ``compute_output_shape`` of its own, an output dimension it calls unknown stays unknown even
 when both probes agree on it (a strided convolution can map 32 and 33 rows to 16); and where
 that rule knows every other dimension of a float output as the first probe gave it, the
-second probe is not run (building a ResNet152 probed every convolution at batch 1 and 2). The probes
-build the layer (its variables are created then, in the current strategy scope), run in
+second probe is not run (building a ResNet152 probed every convolution at batch 1 and 2).
+The probes build the layer (its variables are created then, in the current strategy scope), run in
 inference mode (``training`` as the call gives it, else False) and their ``add_loss`` values
 are dropped A small integer output (``tf.shape(x)``,
 at most 16 elements) keeps the values the probes gave it, and later probes use them instead
