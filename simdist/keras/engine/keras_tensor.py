@@ -12,12 +12,12 @@ differs between the two probes is unknown (``None``). Where the layer has a
 when both probes agree on it (a strided convolution can map 32 and 33 rows to 16); and where
 that rule knows every other dimension of a float output as the first probe gave it, the
 second probe is not run (building a ResNet152 probed every convolution at batch 1 and 2).
-The probes build the layer (its variables are created then, in the current strategy scope), run in
-inference mode (``training`` as the call gives it, else False) and their ``add_loss`` values
-are dropped A small integer output (``tf.shape(x)``,
-at most 16 elements) keeps the values the probes gave it, and later probes use them instead
-of zeros, so ``tf.reshape(y, tf.shape(x))`` probes as it will run (as Keras 2 keeps such a
-tensor's inferred value).
+The probes build the layer (its variables are created then, in the current strategy
+scope), run in inference mode (``training`` as the call gives it, else False) and their
+``add_loss`` values are dropped. A small integer output (``tf.shape(x)``, at most 16
+elements) keeps the values the probes gave it, and later probes use them instead of zeros,
+so ``tf.reshape(y, tf.shape(x))`` probes as it will run (as Keras 2 keeps such a tensor's
+inferred value).
 
 TF ops and Python operators on KerasTensors (``tf.nn.relu(x)``, ``x + 1``, ``x[:, 0]``)
 record Keras 2's op layers (``simdist.keras.layers.tf_op_layer``): the operators are
