@@ -142,8 +142,7 @@ class CollectiveAllReduceExtended(MirroredExtended):
         op = ReduceOp.from_value(reduce_op)
         pairs = list(value_destination_pairs)
         results: list = [None] * len(pairs)
-        packs: dict = {}
-        limit = (options or self._options).bytes_per_pack
+        packed: list[int] = []  # positions of the pairs reduced together
         one_local = len(self._devices) == 1
         for i, (value, destinations) in enumerate(pairs):
             distributed = isinstance(value, (DistributedValues, dv.DistributedVariable))
@@ -151,39 +150,58 @@ class CollectiveAllReduceExtended(MirroredExtended):
             # (TF wraps it back into a one-component PerReplica here).
             if not distributed and not one_local:
                 results[i] = self.reduce_to(op, value, destinations, options)
-                continue
-            arrays = [t._value for t in _replica_tensors(value, len(self._devices))]
+            else:
+                packed.append(i)
+        values = [
+            [t._value for t in _replica_tensors(pairs[i][0], len(self._devices))] for i in packed
+        ]
+        for i, reduced in zip(
+            packed, self._batch_all_reduce_arrays(op, values, options), strict=True
+        ):
+            devices = self._destination_devices(pairs[i][1])
+            outs = [make_tensor(reduced, None, d) for d in devices]
+            results[i] = outs[0] if len(outs) == 1 else Mirrored(outs)
+        return results
+
+    def _batch_all_reduce_arrays(self, op: ReduceOp, values, options=None) -> list[np.ndarray]:
+        """Values packed by dtype, then into packs of at most ``bytes_per_pack`` (a value
+        larger than that is a pack of its own; 0: one pack per dtype), each pack one
+        cross-worker all-reduce; one result per value, in order."""
+        limit = (options or self._options).bytes_per_pack
+        packs: dict[str, list[list[int]]] = {}
+        for i, arrays in enumerate(values):
             _check_same(arrays)
-            dtype = arrays[0].dtype
-            bucket = packs.setdefault(dtype.name, [[]])
+            bucket = packs.setdefault(arrays[0].dtype.name, [[]])
             current = bucket[-1]
-            size = sum(entry[1][0].nbytes for entry in current)
+            size = sum(values[j][0].nbytes for j in current)
             if limit and current and size + arrays[0].nbytes > limit:
                 current = []
                 bucket.append(current)
-            current.append((i, arrays, destinations))
+            current.append(i)
+        results: list = [None] * len(values)
         for bucket in packs.values():
             for pack in bucket:
-                self._reduce_pack(op, pack, results)
+                for i, reduced in zip(
+                    pack, self._reduce_pack(op, [values[i] for i in pack]), strict=True
+                ):
+                    results[i] = reduced
         return results
 
-    def _reduce_pack(self, op: ReduceOp, pack: list, results: list) -> None:
+    def _reduce_pack(self, op: ReduceOp, pack: list[list[np.ndarray]]) -> list[np.ndarray]:
         cdo = self._cross_device_ops_impl
-        layout = [(arrays[0].shape, arrays[0].dtype.name) for _, arrays, _ in pack]
+        layout = [(arrays[0].shape, arrays[0].dtype.name) for arrays in pack]
         cdo.exchange(("batch_all_reduce", op.name, layout))
         flats = [
-            np.concatenate([arrays[r].reshape(-1) for _, arrays, _ in pack])
+            np.concatenate([arrays[r].reshape(-1) for arrays in pack])
             for r in range(len(self._devices))
         ]
         total = cdo.all_reduce_flat(flats)
-        start = 0
-        for i, arrays, destinations in pack:
-            shape = arrays[0].shape
-            part = total[start : start + arrays[0].size].reshape(shape)
+        out, start = [], 0
+        for arrays in pack:
+            part = total[start : start + arrays[0].size].reshape(arrays[0].shape)
             start += arrays[0].size
-            reduced = _mean(part, cdo.num_ranks) if op is ReduceOp.MEAN else part
-            outs = [make_tensor(reduced, None, d) for d in self._destination_devices(destinations)]
-            results[i] = outs[0] if len(outs) == 1 else Mirrored(outs)
+            out.append(_mean(part, cdo.num_ranks) if op is ReduceOp.MEAN else part)
+        return out
 
 
 def _task(resolver) -> tuple[int, int, str, int]:

@@ -16,7 +16,7 @@ import numpy as np
 from simdist.core import nest, profile_hook
 from simdist.core.context import state
 from simdist.core.convert import constant, convert_to_tensor
-from simdist.core.tape import record
+from simdist.core.tape import record_joint
 from simdist.core.tensor import make_tensor
 from simdist.distribute import runner as runner_lib
 from simdist.distribute.reduce_util import ReduceOp
@@ -117,8 +117,11 @@ class ReplicaContext:
     def all_reduce(self, reduce_op, value, options=None):
         """Reduce ``value`` (a nested structure of tensors) across replicas; all get the result.
 
-        Gradients flow through it: the gradient of a SUM all-reduce is the SUM all-reduce of
-        the upstream gradients (MEAN: their MEAN).
+        As in TF, the tensors of a structure are reduced together, as ``batch_reduce_to``
+        reduces a step's gradients: packed into few collectives by the strategy's
+        cross-device ops (``num_packs``) or its ``options`` (``bytes_per_pack``). Gradients
+        flow through it: the gradient of a SUM all-reduce is the SUM all-reduce of the
+        upstream gradients (MEAN: their MEAN), all of them in one call again.
 
         Raises:
             ValueError: an unknown ``reduce_op``; a ``None`` in ``value`` (a gradient of a
@@ -138,27 +141,32 @@ class ReplicaContext:
         flat = [convert_to_tensor(v) for v in leaves]
         arrays = [t._value for t in flat]
         signature = (op.name, [(a.shape, a.dtype.name) for a in arrays])
-        cdo = self._strategy.extended._cross_device_ops_impl
+        extended = self._strategy.extended
 
         def combine(per_replica: list[list[np.ndarray]]) -> list:
-            n = len(per_replica)  # this worker's replicas; cdo meets the other workers'
-            reduced = [
-                cdo.reduce_arrays(op, [per_replica[r][i] for r in range(n)])
-                for i in range(len(per_replica[0]))
-            ]
-            return [reduced] * n
+            n = len(per_replica)  # this worker's replicas; the strategy meets the others'
+            values = [[per_replica[r][i] for r in range(n)] for i in range(len(arrays))]
+            return [extended._batch_all_reduce_arrays(op, values, options)] * n
 
         reduced = self._collective("all_reduce", signature, arrays, combine)
         my_device = self.devices[0]
         outs = [make_tensor(a, device=my_device) for a in reduced]
-        for t, out in zip(flat, outs, strict=True):
-            if t.dtype.is_floating:
-                record("CollectiveReduce", [t], [out], [self._all_reduce_vjp(op)])
+        pairs = [(t, out) for t, out in zip(flat, outs, strict=True) if t.dtype.is_floating]
+        if pairs:
+            record_joint(
+                "CollectiveReduce",
+                [t for t, _ in pairs],
+                [o for _, o in pairs],
+                self._all_reduce_vjp(op, options),
+            )
         return nest.pack_sequence_as(value, outs)
 
-    def _all_reduce_vjp(self, op: ReduceOp):
-        def vjp(dy):
-            return self.all_reduce(op, make_tensor(dy))._value
+    def _all_reduce_vjp(self, op: ReduceOp, options):
+        def vjp(wanted, *dys):
+            # Every upstream gradient in one all-reduce, wanted or not: the replicas must
+            # make the same call whichever inputs each one's tape asks for.
+            grads = self.all_reduce(op, [make_tensor(dy) for dy in dys], options)
+            return [g._value if w else None for w, g in zip(wanted, grads, strict=True)]
 
         return vjp
 

@@ -190,12 +190,27 @@ class StrategyExtended(abc.ABC):
             return [self.reduce_to(op, v, d, options) for v, d in pairs]
         n = self._num_local_replicas
         values = [[t._value for t in _replica_tensors(v, n)] for v, _ in pairs]
-        reduced = self._cross_device_ops_impl.batch_reduce_arrays(op, values)
+        reduced = self._batch_all_reduce_arrays(op, values, options)
         outs = []
         for array in reduced:
             copies = [make_tensor(array, None, d) for d in devices[0]]
             outs.append(copies[0] if len(copies) == 1 else Mirrored(copies))
         return outs
+
+    def _batch_all_reduce_arrays(
+        self, op: ReduceOp, values: list[list[np.ndarray]], options=None
+    ) -> list[np.ndarray]:
+        """Several values reduced at once over every replica (``values[i]``: value i's array
+        on each local replica); one result per value, in order.
+
+        What ``batch_reduce_to`` and ``ReplicaContext.all_reduce`` of a list share: packed
+        by the cross-device ops (``num_packs``) as TF packs them, one by one for a single
+        value or a strategy with a ``reduce_to`` of its own.
+        """
+        cdo = self._cross_device_ops_impl
+        if len(values) < 2 or type(self).reduce_to is not StrategyExtended.reduce_to:
+            return [cdo.reduce_arrays(op, arrays) for arrays in values]
+        return cdo.batch_reduce_arrays(op, values)
 
     def update(self, var, fn: Callable, args=(), kwargs=None, group: bool = True):
         """Run ``fn(component, *args_i, **kwargs_i)`` for each copy of ``var`` on its device.

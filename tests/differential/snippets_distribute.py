@@ -187,6 +187,25 @@ SNIPPETS = [
         """,
     ),
     S(
+        "replica_context.all_reduce_gradient",
+        MS
+        + """\
+        with strategy.scope():
+            a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0])
+        def fn():
+            ctx = tf.distribute.get_replica_context()
+            scale = tf.cast(ctx.replica_id_in_sync_group, tf.float32) + 1.0
+            with tf.GradientTape() as tape:
+                ra, rb = ctx.all_reduce("SUM", [a * scale, b * scale])
+                mean = ctx.all_reduce("MEAN", {"a": a * scale})["a"]
+                loss = tf.reduce_sum(ra * ra) + tf.reduce_sum(mean)
+            return tape.gradient(loss, [a, b])
+        grads = strategy.run(fn)
+        observe("a", strategy.experimental_local_results(grads[0]))
+        observe("b_feeds_only_an_unused_result", strategy.experimental_local_results(grads[1]))
+        """,
+    ),
+    S(
         "replica_context.merge_call",
         MS
         + """\

@@ -136,3 +136,110 @@ def test_a_value_of_another_shape_on_some_replica_is_named():
     )
     with pytest.raises(tf.errors.InvalidArgumentError, match="replica 1 has shape"):
         strategy.extended.batch_reduce_to("SUM", [(good, destination), (bad, destination)])
+
+
+def _replica_context_packs(cross_device_ops, values) -> list[tuple[str, int]]:
+    """The all-reduces ``ReplicaContext.all_reduce`` of ``values`` (a list) records."""
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"], cross_device_ops)
+
+    def fn():
+        return tf.distribute.get_replica_context().all_reduce(
+            "SUM", [tf.constant(v) for v in values]
+        )
+
+    with sim.profile(topology="dgx-h100") as prof:
+        strategy.run(fn)
+    (step,) = prof.steps
+    return [(r.dtype, r.nbytes) for r in step.items if isinstance(r, CollectiveRecord)]
+
+
+def test_replica_context_all_reduce_of_a_list_packs_as_batch_reduce_to_does():
+    """TF's ReplicaContext.all_reduce is a merge_call into batch_reduce_to: the same packs."""
+    values = [np.ones(10, np.float32), np.ones(3, np.float32), np.ones(4, np.int32)]
+    for cross_device_ops in (
+        tf.distribute.NcclAllReduce(num_packs=1),
+        tf.distribute.NcclAllReduce(num_packs=2),
+        tf.distribute.NcclAllReduce(num_packs=0),
+        tf.distribute.ReductionToOneDevice(),
+    ):
+        assert _replica_context_packs(cross_device_ops, values) == _recorded_packs(
+            cross_device_ops, values
+        ), cross_device_ops
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(1, 4),
+    num_packs=st.integers(0, 3),
+    specs=value_specs,
+    op=st.sampled_from(["SUM", "MEAN"]),
+    seed=st.integers(0, 2**16),
+)
+def test_replica_context_all_reduce_of_a_list_has_the_bits_of_batch_reduce_to(
+    n, num_packs, specs, op, seed
+):
+    rng = np.random.default_rng(seed)
+    per_value = [
+        [
+            (
+                rng.integers(-1000, 1000, shape)
+                if np.dtype(dtype).kind == "i"
+                else rng.uniform(-100, 100, shape)
+            ).astype(dtype)
+            for _ in range(n)
+        ]
+        for dtype, shape in specs
+    ]
+    strategy = tf.distribute.MirroredStrategy(
+        [f"GPU:{i}" for i in range(n)], cross_device_ops=tf.distribute.NcclAllReduce(num_packs)
+    )
+
+    def fn():
+        r = tf.distribute.get_replica_context().replica_id_in_sync_group
+        return tf.distribute.get_replica_context().all_reduce(
+            op, [tf.constant(arrays[int(r)]) for arrays in per_value]
+        )
+
+    in_replicas = strategy.experimental_local_results(strategy.run(fn))
+    values = [
+        strategy.experimental_distribute_values_from_function(
+            lambda ctx, arrays=arrays: tf.constant(arrays[ctx.replica_id_in_sync_group])
+        )
+        for arrays in per_value
+    ]
+    with strategy.scope():
+        destination = tf.Variable(0.0)
+    batched = strategy.extended.batch_reduce_to(op, [(v, destination) for v in values])
+    for r, replica_result in enumerate(in_replicas):
+        for got, want in zip(replica_result, batched, strict=True):
+            want = strategy.experimental_local_results(want)[r] if n > 1 else want
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_the_gradient_of_a_list_all_reduce_is_one_all_reduce_of_every_upstream_gradient():
+    """A replica whose loss uses only some of the results still all-reduces every upstream
+    gradient (zeros for the rest) in one call, as TF's custom gradient does: the replicas
+    make the same calls, and an input feeding only an unused result gets zeros, not None."""
+    strategy = tf.distribute.MirroredStrategy(["GPU:0", "GPU:1"])
+    with strategy.scope():
+        a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0])
+
+    def fn():
+        ctx = tf.distribute.get_replica_context()
+        scale = tf.cast(ctx.replica_id_in_sync_group, tf.float32) + 1.0
+        with tf.GradientTape() as tape:
+            ra, rb = ctx.all_reduce("SUM", [a * scale, b * scale])
+            loss = tf.reduce_sum(ra * ra)  # rb unused
+        return tape.gradient(loss, [a, b])
+
+    with sim.profile(topology="dgx-h100") as prof:
+        grads = strategy.run(fn)
+    (step,) = prof.steps
+    reduces = [r.nbytes for r in step.items if isinstance(r, CollectiveRecord)]
+    assert reduces == [12, 12]  # forward: a and b packed; backward: d(ra) and d(rb) packed
+    ga, gb = (strategy.experimental_local_results(g) for g in grads)
+    # ra = 3a on both replicas; d loss/d ra = 6a, all-reduced: 12a; times each scale
+    np.testing.assert_allclose(ga[0].numpy(), [12.0, 24.0])
+    np.testing.assert_allclose(ga[1].numpy(), [24.0, 48.0])
+    np.testing.assert_array_equal(gb[0].numpy(), [0.0])

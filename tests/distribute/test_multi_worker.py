@@ -398,6 +398,34 @@ def test_bytes_per_pack_splits_the_gradients_into_several_collectives():
     assert calls == [3, 3] and out == [[1.0], [1.0, 1.0], [1.0, 1.0, 1.0]]
 
 
+def test_a_list_all_reduce_in_replica_context_is_packed_by_its_options():
+    """As TF: ReplicaContext.all_reduce(list, options) goes through batch_reduce_to, so
+    its bytes_per_pack (or the strategy's) decides how many cross-worker collectives."""
+
+    def prog(limit):
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        cdo = strategy.extended._cross_device_ops_impl
+        calls = []
+        original = cdo.all_reduce_flat
+        cdo.all_reduce_flat = lambda flats, op="sum": (
+            calls.append(len(flats[0])) or original(flats, op)
+        )
+        options = tf.distribute.experimental.CommunicationOptions(bytes_per_pack=limit)
+
+        def fn():
+            ctx = tf.distribute.get_replica_context()
+            values = [tf.fill([k + 1], _replica_id()) for k in range(3)]
+            return ctx.all_reduce("SUM", values, options=options)
+
+        out = strategy.experimental_local_results(strategy.run(fn))[0]
+        return calls, [o.numpy().tolist() for o in out]
+
+    calls, out = launch(prog, workers=2, devices_per_worker=1, args=(0,))[0]
+    assert calls == [6] and out == [[1.0], [1.0, 1.0], [1.0, 1.0, 1.0]]
+    calls, out = launch(prog, workers=2, devices_per_worker=1, args=(12,))[0]
+    assert calls == [3, 3] and out == [[1.0], [1.0, 1.0], [1.0, 1.0, 1.0]]
+
+
 def test_experimental_names_and_the_communication_argument():
     from simdist.distribute.collective_all_reduce_strategy import (
         _ExperimentalMultiWorkerMirroredStrategy,
