@@ -10,7 +10,12 @@ Prints three tables:
    places every wake-up);
 3. the tutorial's Fashion-MNIST CNN train step with one image per replica, split into forward, loss,
    ``trainable_variables`` and ``tape.gradient``, per replica: the fixed Python cost that 4
-   replicas pay four times.
+   replicas pay four times;
+4. where a 4-replica step's extra time goes, at global batch 64: the same step with no
+   strategy (the batch's shards one after the other, their gradients summed, one Adam
+   step) against ``MirroredStrategy``, at 1 and 4 replicas side by side, with the CPU time
+   of each kind of thread (Linux): the caller (in a strategy, the coordinator, which runs
+   every ``merge_call``), the replica threads, the intra-op helpers.
 
     python scenarios/bench_replica_overhead.py
 """
@@ -145,6 +150,89 @@ def pieces_ms(replicas: int, steps: int = 200) -> dict[str, float]:
     return {k: v / (steps * replicas) * 1e3 for k, v in totals.items()}
 
 
+def serial_shards_step(images, labels, shards: int, batch: int = 64):
+    """The CNN's step with no strategy: ``shards`` slices of the batch one after the other,
+    their gradients summed, then one Adam step (what the strategy's replicas compute)."""
+    tf.random.set_seed(0)
+    model = create_model()
+    optimizer = tf.keras.optimizers.Adam()
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True, reduction=tf.keras.losses.Reduction.NONE
+    )
+    per = batch // shards
+    parts = [
+        (tf.constant(images[r * per : (r + 1) * per]), tf.constant(labels[r * per : (r + 1) * per]))
+        for r in range(shards)
+    ]
+
+    def step() -> None:
+        total = None
+        for x, y in parts:
+            with tf.GradientTape() as tape:
+                loss = tf.nn.compute_average_loss(
+                    loss_object(y, model(x, training=True)), global_batch_size=batch
+                )
+            grads = tape.gradient(loss, model.trainable_variables)
+            total = grads if total is None else [a + g for a, g in zip(total, grads, strict=True)]
+        optimizer.apply_gradients(zip(total, model.trainable_variables, strict=True))
+
+    return step
+
+
+def thread_cpu_ms() -> dict[str, float]:
+    """CPU ms used so far by this process's threads, summed by kind (Linux ``/proc``)."""
+    kinds = {t.native_id: t.name for t in threading.enumerate()}
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for tid in os.listdir("/proc/self/task"):
+        name = kinds.get(int(tid), "")
+        kind = next(
+            (k for k in ("replica", "intra-op") if k in name),
+            "caller" if int(tid) == os.getpid() else "other",
+        )
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        out[kind] = out.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick * 1e3
+    return out
+
+
+def four_against_one(steps: int = 40) -> None:
+    from bench_training import data  # scenarios/ is on sys.path when run as a script
+    from bench_training import simdist_step as mirrored_step
+    from side_by_side import print_table, side_by_side
+
+    images, labels = data(6400)
+    contenders = {
+        "no strategy, 1 shard of 64": serial_shards_step(images, labels, 1),
+        "no strategy, 4 shards of 16": serial_shards_step(images, labels, 4),
+        "MirroredStrategy, 1 replica": mirrored_step(images, labels, 1, 64),
+        "MirroredStrategy, 4 replicas": mirrored_step(images, labels, 4, 64),
+    }
+    ms = side_by_side(contenders, rounds=9, per_block=10)
+    per_thread = {}
+    if os.path.isdir("/proc/self/task"):
+        for name, fn in contenders.items():
+            before = thread_cpu_ms()
+            for _ in range(steps):
+                fn()
+            after = thread_cpu_ms()
+            per_thread[name] = {k: (after[k] - before.get(k, 0.0)) / steps for k in after}
+    kinds = ("caller", "replica", "intra-op")
+    rows = [
+        (name, f"{t:.1f}", *(f"{per_thread.get(name, {}).get(k, 0.0):.1f}" for k in kinds))
+        for name, t in ms.items()
+    ]
+    print("\nthe tutorial's CNN step at global batch 64: ms of wall time (median of 9 shuffled")
+    print(f"blocks of 10) and ms of CPU per step by thread ({steps} steps; tick-sampled)")
+    print_table(("what", "ms/step", "caller CPU", "replica CPU", "intra-op CPU"), rows)
+    serial = ms["no strategy, 4 shards of 16"] / ms["no strategy, 1 shard of 64"]
+    mirrored = ms["MirroredStrategy, 4 replicas"] / ms["MirroredStrategy, 1 replica"]
+    print(f"4 against 1: {serial:.2f}x with no strategy, {mirrored:.2f}x with MirroredStrategy")
+
+
 def main() -> None:
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     if len(cpus) >= 2:
@@ -169,6 +257,7 @@ def main() -> None:
             f"{replicas:8d}   {p['forward']:7.3f}  {p['loss']:7.3f}   "
             f"{p['trainable_variables']:19.3f}   {p['gradient']:8.3f}"
         )
+    four_against_one()
 
 
 if __name__ == "__main__":
