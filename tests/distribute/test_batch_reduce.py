@@ -44,6 +44,28 @@ value_specs = st.lists(
 )
 
 
+def _per_replica_arrays(rng, specs, n: int) -> list[list[np.ndarray]]:
+    """For each ``(dtype, shape)`` of ``specs``, one random array per replica."""
+    per_value = []
+    for dtype, shape in specs:
+        if np.dtype(dtype).kind == "i":
+            arrays = [rng.integers(-1000, 1000, shape).astype(dtype) for _ in range(n)]
+        else:
+            arrays = [rng.uniform(-100, 100, shape).astype(dtype) for _ in range(n)]
+        per_value.append(arrays)
+    return per_value
+
+
+def _distributed(strategy, per_value) -> list:
+    """Each value's arrays as a distributed value: replica r holds ``arrays[r]``."""
+    return [
+        strategy.experimental_distribute_values_from_function(
+            lambda ctx, arrays=arrays: tf.constant(arrays[ctx.replica_id_in_sync_group])
+        )
+        for arrays in per_value
+    ]
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(1, 4),
@@ -60,19 +82,8 @@ def test_each_result_is_the_reference_reduction(n, kind, num_packs, specs, op, s
     )
     with strategy.scope():
         destination = tf.Variable(0.0)
-    per_value = []
-    for dtype, shape in specs:
-        if np.dtype(dtype).kind == "i":
-            arrays = [rng.integers(-1000, 1000, shape).astype(dtype) for _ in range(n)]
-        else:
-            arrays = [rng.uniform(-100, 100, shape).astype(dtype) for _ in range(n)]
-        per_value.append(arrays)
-    values = [
-        strategy.experimental_distribute_values_from_function(
-            lambda ctx, arrays=arrays: tf.constant(arrays[ctx.replica_id_in_sync_group])
-        )
-        for arrays in per_value
-    ]
+    per_value = _per_replica_arrays(rng, specs, n)
+    values = _distributed(strategy, per_value)
     results = strategy.extended.batch_reduce_to(op, [(v, destination) for v in values])
     assert len(results) == len(values)
     for arrays, result in zip(per_value, results, strict=True):
@@ -178,35 +189,18 @@ def test_replica_context_all_reduce_of_a_list_packs_as_batch_reduce_to_does():
 def test_replica_context_all_reduce_of_a_list_has_the_bits_of_batch_reduce_to(
     n, num_packs, specs, op, seed
 ):
-    rng = np.random.default_rng(seed)
-    per_value = [
-        [
-            (
-                rng.integers(-1000, 1000, shape)
-                if np.dtype(dtype).kind == "i"
-                else rng.uniform(-100, 100, shape)
-            ).astype(dtype)
-            for _ in range(n)
-        ]
-        for dtype, shape in specs
-    ]
+    per_value = _per_replica_arrays(np.random.default_rng(seed), specs, n)
     strategy = tf.distribute.MirroredStrategy(
         [f"GPU:{i}" for i in range(n)], cross_device_ops=tf.distribute.NcclAllReduce(num_packs)
     )
 
     def fn():
-        r = tf.distribute.get_replica_context().replica_id_in_sync_group
-        return tf.distribute.get_replica_context().all_reduce(
-            op, [tf.constant(arrays[int(r)]) for arrays in per_value]
-        )
+        ctx = tf.distribute.get_replica_context()
+        r = int(ctx.replica_id_in_sync_group)
+        return ctx.all_reduce(op, [tf.constant(arrays[r]) for arrays in per_value])
 
     in_replicas = strategy.experimental_local_results(strategy.run(fn))
-    values = [
-        strategy.experimental_distribute_values_from_function(
-            lambda ctx, arrays=arrays: tf.constant(arrays[ctx.replica_id_in_sync_group])
-        )
-        for arrays in per_value
-    ]
+    values = _distributed(strategy, per_value)
     with strategy.scope():
         destination = tf.Variable(0.0)
     batched = strategy.extended.batch_reduce_to(op, [(v, destination) for v in values])
