@@ -95,6 +95,10 @@ def _one_of(**choices: str):
 _malloc = _one_of(
     simdist="set glibc's mmap and trim thresholds", inherit="leave the allocator as it is"
 )
+_blas_buffers = _one_of(
+    map="map OpenBLAS's packing buffers with one large product each",
+    inherit="leave them to the first products",
+)
 _replica_handover = _one_of(
     **{
         "same-cpu": "wake the next thread on the CPU of the one handing over",
@@ -188,6 +192,15 @@ class Settings:
         "`simdist`: at `import simdist`, glibc's mmap threshold 32 MiB and trim threshold 64 "
         "MiB, so large temporaries reuse the heap (docs/performance.md); `inherit`: leave "
         "the allocator alone. No result depends on it.",
+    )
+    blas_buffers: str = _setting(
+        "SIMDIST_BLAS_BUFFERS",
+        "map",
+        _blas_buffers,
+        "`map`: at `import simdist`, and when the intra-op threads start, one float32 "
+        "product per OpenBLAS packing buffer maps its first pages, which the prefetches of "
+        "small products would otherwise miss on (2-3x slower products; docs/performance.md); "
+        "`inherit`: leave the buffers to the first products. No result depends on it.",
     )
     intra_op_threads: int = _setting(
         "SIMDIST_INTRA_OP_THREADS",

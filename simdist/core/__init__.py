@@ -2,6 +2,7 @@
 
 from types import ModuleType as _ModuleType
 
+from simdist.core import blas_buffers as _blas_buffers
 from simdist.core import blas_threads as _blas_threads
 from simdist.core import dtypes as dtypes
 from simdist.core import malloc_policy as _malloc_policy
@@ -166,3 +167,4 @@ __all__ = sorted(
 
 _blas_threads.apply_policy()  # one BLAS thread (or SIMDIST_BLAS_THREADS): see blas_threads
 _malloc_policy.apply_policy()  # large temporaries reuse the heap (or SIMDIST_MALLOC): see it
+_blas_buffers.map_buffers(1)  # the caller's packing buffer (or SIMDIST_BLAS_BUFFERS): see it

@@ -39,7 +39,7 @@ except ImportError as exc:  # a dependency of simdist: a broken install
 
 from simdist import settings
 
-__all__ = ["apply_policy", "blas_threads", "set_blas_threads"]
+__all__ = ["apply_policy", "blas_apis", "blas_threads", "set_blas_threads"]
 
 _controller: threadpoolctl.ThreadpoolController | None = None
 
@@ -80,6 +80,14 @@ def blas_threads() -> list[dict]:
     """Each BLAS library NumPy uses, as threadpoolctl reports it (``internal_api``,
     ``num_threads``, ``filepath``...): what the policy set, checked."""
     return [info for info in _blas_controller(refresh=True).info() if info["user_api"] == "blas"]
+
+
+def blas_apis() -> set[str]:
+    """The ``internal_api`` of each BLAS library loaded (``openblas``, ``mkl``, ``blis``...),
+    as threadpoolctl found them at the last refresh."""
+    return {
+        info["internal_api"] for info in _blas_controller().info() if info["user_api"] == "blas"
+    }
 
 
 def apply_policy() -> None:

@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable
 
 from simdist import settings
+from simdist.core import blas_buffers
 
 __all__ = ["intra_op_threads", "items_per_block", "run_blocks", "set_intra_op_threads"]
 
@@ -179,8 +180,10 @@ def run_blocks(count: int, fn: Callable[[int], None], block_flops: float | None 
             fn(block)
         return
     try:
-        while len(_helpers) < workers - 1:
-            _helpers.append(_Helper())
+        if len(_helpers) < workers - 1:
+            blas_buffers.map_buffers(workers)  # a packing buffer for each thread's products
+            while len(_helpers) < workers - 1:
+                _helpers.append(_Helper())
         job = _Job(fn, count)
         for helper in _helpers[: workers - 1]:
             helper.hand(job)
