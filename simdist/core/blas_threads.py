@@ -3,7 +3,7 @@
 When ``simdist.core`` is imported it limits every BLAS library that NumPy has loaded
 (OpenBLAS, MKL, BLIS, Accelerate: whatever ``threadpoolctl`` finds) to **one thread**, for
 the whole process. Why one, for every matrix product (the measurements are in
-``docs/performance.md``, from ``scenarios/bench_blas_threads.py``):
+``docs/performance.md``, from ``scenarios/bench_core.py``):
 
 * **Determinism.** NumPy's BLAS splits a product between its threads by rows and columns,
   and the pieces then run other micro-kernels at their edges: the bits of ``a @ b`` depend
