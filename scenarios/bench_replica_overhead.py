@@ -14,8 +14,9 @@ Prints three tables:
 4. where a 4-replica step's extra time goes, at global batch 64: the same step with no
    strategy (the batch's shards one after the other, their gradients summed, one Adam
    step) against ``MirroredStrategy``, at 1 and 4 replicas side by side, with the CPU time
-   of each kind of thread (Linux): the caller (in a strategy, the coordinator, which runs
-   every ``merge_call``), the replica threads, the intra-op helpers.
+   of each kind of thread and its time waiting to run (runnable, with no CPU: Linux
+   schedstat): the caller (in a strategy, the coordinator, which runs every
+   ``merge_call``), the replica threads, the intra-op helpers.
 
     python scenarios/bench_replica_overhead.py
 """
@@ -179,11 +180,14 @@ def serial_shards_step(images, labels, shards: int, batch: int = 64):
     return step
 
 
-def thread_cpu_ms() -> dict[str, float]:
-    """CPU ms used so far by this process's threads, summed by kind (Linux ``/proc``)."""
+def thread_times_ms() -> dict[str, tuple[float, float | None]]:
+    """Per kind of thread of this process (the caller, the replica threads, the intra-op
+    helpers), ms so far of CPU and of waiting to run (runnable, no CPU given: Linux
+    ``/proc/self/task/*/schedstat``; where it is missing, CPU from ``stat`` ticks and no
+    waiting)."""
     kinds = {t.native_id: t.name for t in threading.enumerate()}
     tick = os.sysconf("SC_CLK_TCK")
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, float | None]] = {}
     for tid in os.listdir("/proc/self/task"):
         name = kinds.get(int(tid), "")
         kind = next(
@@ -191,11 +195,18 @@ def thread_cpu_ms() -> dict[str, float]:
             "caller" if int(tid) == os.getpid() else "other",
         )
         try:
-            with open(f"/proc/self/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:  # the thread ended meanwhile
-            continue
-        out[kind] = out.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / tick * 1e3
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                run_ns, wait_ns = (int(v) for v in f.read().split()[:2])
+            cpu, wait = run_ns / 1e6, wait_ns / 1e6
+        except FileNotFoundError:  # no schedstat here, or the thread ended meanwhile
+            try:
+                with open(f"/proc/self/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except FileNotFoundError:
+                continue
+            cpu, wait = (int(fields[11]) + int(fields[12])) / tick * 1e3, None
+        had_cpu, had_wait = out.get(kind, (0.0, 0.0))
+        out[kind] = (had_cpu + cpu, None if wait is None or had_wait is None else had_wait + wait)
     return out
 
 
@@ -212,22 +223,47 @@ def four_against_one(steps: int = 40) -> None:
         "MirroredStrategy, 4 replicas": mirrored_step(images, labels, 4, 64),
     }
     ms = side_by_side(contenders, rounds=9, per_block=10)
-    per_thread = {}
+    per_thread: dict[str, dict[str, tuple[float, float | None]]] = {}
     if os.path.isdir("/proc/self/task"):
         for name, fn in contenders.items():
-            before = thread_cpu_ms()
+            before = thread_times_ms()
             for _ in range(steps):
                 fn()
-            after = thread_cpu_ms()
-            per_thread[name] = {k: (after[k] - before.get(k, 0.0)) / steps for k in after}
+            after = thread_times_ms()
+            per_thread[name] = {
+                k: (
+                    (cpu - before.get(k, (0.0, 0.0))[0]) / steps,
+                    None
+                    if wait is None
+                    else (wait - (before.get(k, (0.0, 0.0))[1] or 0.0)) / steps,
+                )
+                for k, (cpu, wait) in after.items()
+            }
     kinds = ("caller", "replica", "intra-op")
+
+    def cell(name: str, kind: str, which: int) -> str:
+        value = per_thread.get(name, {}).get(kind, (0.0, 0.0))[which]
+        return "-" if value is None else f"{value:.1f}"
+
     rows = [
-        (name, f"{t:.1f}", *(f"{per_thread.get(name, {}).get(k, 0.0):.1f}" for k in kinds))
+        (name, f"{t:.1f}", *(cell(name, k, 0) for k in kinds), *(cell(name, k, 1) for k in kinds))
         for name, t in ms.items()
     ]
     print("\nthe tutorial's CNN step at global batch 64: ms of wall time (median of 9 shuffled")
-    print(f"blocks of 10) and ms of CPU per step by thread ({steps} steps; tick-sampled)")
-    print_table(("what", "ms/step", "caller CPU", "replica CPU", "intra-op CPU"), rows)
+    print(f"blocks of 10); ms per step of CPU, and of waiting to run, by thread ({steps} steps)")
+    print_table(
+        (
+            "what",
+            "ms/step",
+            "CPU: caller",
+            "replica",
+            "intra-op",
+            "waiting: caller",
+            "replica",
+            "intra-op",
+        ),
+        rows,
+    )
     serial = ms["no strategy, 4 shards of 16"] / ms["no strategy, 1 shard of 64"]
     mirrored = ms["MirroredStrategy, 4 replicas"] / ms["MirroredStrategy, 1 replica"]
     print(f"4 against 1: {serial:.2f}x with no strategy, {mirrored:.2f}x with MirroredStrategy")
