@@ -3,9 +3,6 @@ and that no result depends on it."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 import time
 
@@ -13,6 +10,7 @@ import pytest
 
 from simdist import settings
 from simdist.core import blas_buffers, blas_threads
+from tests.fresh_process import key_values, run_program
 
 needs_openblas = pytest.mark.skipif(
     "openblas" not in blas_threads.blas_apis(),
@@ -110,16 +108,7 @@ print("bits", h.hexdigest()[:16])
 
 
 def _run(**env: str) -> dict[str, str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SIMDIST_BLAS")}
-    done = subprocess.run(
-        [sys.executable, "-c", _PROGRAM],
-        capture_output=True,
-        text=True,
-        env={**environ, **env},
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    return key_values(run_program(_PROGRAM, env, lambda name: name.startswith("SIMDIST_BLAS")))
 
 
 @needs_openblas

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from simdist.core import blas_threads
+from tests.fresh_process import key_values, run_program
 
 _PROGRAM = """
 import hashlib, numpy as np, simdist as tf
@@ -28,20 +29,8 @@ print("bits", h.hexdigest()[:16])
 
 
 def _run(**env: str) -> dict[str, str]:
-    environ = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SIMDIST_BLAS_THREADS")
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", _PROGRAM],
-        capture_output=True,
-        text=True,
-        env={**environ, **env},
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    shell = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SIMDIST_BLAS_THREADS")
+    return key_values(run_program(_PROGRAM, env, shell.__contains__))
 
 
 def test_import_sets_one_blas_thread_whatever_the_shell_exports():

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from simdist.core import malloc_policy
+from tests.fresh_process import run_program
 
 pytestmark = pytest.mark.skipif(
     malloc_policy.glibc() is None, reason="the policy sets glibc's malloc; this C library is not"
@@ -34,22 +32,11 @@ print(faults() - before)
 
 
 def _faults(**env: str) -> int:
-    import os
-
-    environ = {k: v for k, v in os.environ.items() if k != "SIMDIST_MALLOC"}
     # NumPy asks for transparent huge pages on large arrays: where the kernel has 2 MiB pages
     # free, a fresh 4 MiB mapping faults twice, not 1024 times, and the count says nothing
     # (the inherit case below failed with 150 faults when it had them); 4 KiB pages here.
-    environ["NUMPY_MADVISE_HUGEPAGE"] = "0"
-    done = subprocess.run(
-        [sys.executable, "-c", _PROGRAM],
-        capture_output=True,
-        text=True,
-        env={**environ, **env},
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return int(done.stdout.split()[-1])
+    env = {"NUMPY_MADVISE_HUGEPAGE": "0", **env}
+    return int(run_program(_PROGRAM, env, "SIMDIST_MALLOC".__eq__).split()[-1])
 
 
 def test_large_temporaries_reuse_the_heap_and_inherit_leaves_mmap_alone():
