@@ -199,7 +199,7 @@ class Settings:
         _blas_buffers,
         "`map`: at `import simdist`, and when the intra-op threads start, one float32 "
         "product per OpenBLAS packing buffer maps its first pages, which the prefetches of "
-        "small products would otherwise miss on (2-3x slower products; docs/performance.md); "
+        "small products would otherwise miss on (1.8-2.7x slower; docs/performance.md); "
         "`inherit`: leave the buffers to the first products. No result depends on it.",
     )
     intra_op_threads: int = _setting(

@@ -10,7 +10,7 @@ few columns (a convolution's 32 or 64 filters, a dense layer's 64 units: every p
 a simulated replica) packs a short panel, and nothing ever maps the pages just past it, so
 each such access ends in a page walk that finds nothing, on every call, for as long as the
 process lives (on a KVM guest the walk is two-dimensional, and dear): the product runs
-two to three times slower.
+1.8-2.7 times slower (3.2 beside busy processes).
 
 Measured on the project's 2-core KVM machines (OpenBLAS 0.3.31, Haswell kernels, an AMD
 EPYC host; ``scenarios/bench_blas_buffers.py``, figures in ``docs/performance.md``): the
