@@ -22,13 +22,13 @@ did not change.
 
 So simdist maps those pages with one product whose panels are large: a float32 (512, 256)
 by (256, 512) product per buffer, which packs the first megabyte of it. When
-``simdist.core`` is imported that is one product on the calling thread (about 4 ms on those machines); when the
-intra-op helpers start (``simdist.core.intra_op``), as many products at the same time as
-threads may multiply at once, each on its own thread, so that each takes a buffer of its
-own. Which buffer a product gets is OpenBLAS's choice (the first one free), so this is a
-best effort: a thread the OS does not run in time leaves one buffer as it was, which
-costs speed only. It runs only where threadpoolctl finds OpenBLAS, and
-``SIMDIST_BLAS_BUFFERS=inherit`` turns it off. No result depends on it: packing
+``simdist.core`` is imported that is one product on the calling thread (about 4 ms on
+those machines); when the intra-op helpers start (``simdist.core.intra_op``), as many
+products at the same time as threads may multiply at once, each on its own thread, so that
+each takes a buffer of its own. Which buffer a product gets is OpenBLAS's choice (the
+first one free), so this is a best effort: a thread the OS does not run in time leaves one
+buffer as it was, which costs speed only. It runs only where threadpoolctl finds OpenBLAS,
+and ``SIMDIST_BLAS_BUFFERS=inherit`` turns it off. No result depends on it: packing
 overwrites what the product left in a buffer, and its result is thrown away.
 """
 
