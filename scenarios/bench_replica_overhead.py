@@ -180,14 +180,16 @@ def serial_shards_step(images, labels, shards: int, batch: int = 64):
     return step
 
 
-def thread_times_ms() -> dict[str, tuple[float, float | None]]:
+SCHEDSTAT = os.path.exists("/proc/self/schedstat")  # the kernel keeps per-thread waiting
+
+
+def thread_times_ms() -> dict[str, tuple[float, float]]:
     """Per kind of thread of this process (the caller, the replica threads, the intra-op
-    helpers), ms so far of CPU and of waiting to run (runnable, no CPU given: Linux
-    ``/proc/self/task/*/schedstat``; where it is missing, CPU from ``stat`` ticks and no
-    waiting)."""
+    helpers), ms so far of CPU and of waiting to run (runnable, no CPU given): Linux
+    ``/proc/self/task/*/schedstat``; without it, CPU from ``stat`` ticks and waiting 0."""
     kinds = {t.native_id: t.name for t in threading.enumerate()}
     tick = os.sysconf("SC_CLK_TCK")
-    out: dict[str, tuple[float, float | None]] = {}
+    out: dict[str, tuple[float, float]] = {}
     for tid in os.listdir("/proc/self/task"):
         name = kinds.get(int(tid), "")
         kind = next(
@@ -195,18 +197,18 @@ def thread_times_ms() -> dict[str, tuple[float, float | None]]:
             "caller" if int(tid) == os.getpid() else "other",
         )
         try:
-            with open(f"/proc/self/task/{tid}/schedstat") as f:
-                run_ns, wait_ns = (int(v) for v in f.read().split()[:2])
+            with open(f"/proc/self/task/{tid}/{'schedstat' if SCHEDSTAT else 'stat'}") as f:
+                text = f.read()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        if SCHEDSTAT:
+            run_ns, wait_ns = (int(v) for v in text.split()[:2])
             cpu, wait = run_ns / 1e6, wait_ns / 1e6
-        except FileNotFoundError:  # no schedstat here, or the thread ended meanwhile
-            try:
-                with open(f"/proc/self/task/{tid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except FileNotFoundError:
-                continue
-            cpu, wait = (int(fields[11]) + int(fields[12])) / tick * 1e3, None
+        else:
+            fields = text.rsplit(")", 1)[1].split()
+            cpu, wait = (int(fields[11]) + int(fields[12])) / tick * 1e3, 0.0
         had_cpu, had_wait = out.get(kind, (0.0, 0.0))
-        out[kind] = (had_cpu + cpu, None if wait is None or had_wait is None else had_wait + wait)
+        out[kind] = (had_cpu + cpu, had_wait + wait)
     return out
 
 
@@ -223,7 +225,7 @@ def four_against_one(steps: int = 40) -> None:
         "MirroredStrategy, 4 replicas": mirrored_step(images, labels, 4, 64),
     }
     ms = side_by_side(contenders, rounds=9, per_block=10)
-    per_thread: dict[str, dict[str, tuple[float, float | None]]] = {}
+    per_thread: dict[str, dict[str, tuple[float, float]]] = {}
     if os.path.isdir("/proc/self/task"):
         for name, fn in contenders.items():
             before = thread_times_ms()
@@ -231,19 +233,17 @@ def four_against_one(steps: int = 40) -> None:
                 fn()
             after = thread_times_ms()
             per_thread[name] = {
-                k: (
-                    (cpu - before.get(k, (0.0, 0.0))[0]) / steps,
-                    None
-                    if wait is None
-                    else (wait - (before.get(k, (0.0, 0.0))[1] or 0.0)) / steps,
+                k: tuple(
+                    (a - b) / steps for a, b in zip(times, before.get(k, (0.0, 0.0)), strict=True)
                 )
-                for k, (cpu, wait) in after.items()
+                for k, times in after.items()
             }
     kinds = ("caller", "replica", "intra-op")
 
     def cell(name: str, kind: str, which: int) -> str:
-        value = per_thread.get(name, {}).get(kind, (0.0, 0.0))[which]
-        return "-" if value is None else f"{value:.1f}"
+        if which == 1 and not SCHEDSTAT:
+            return "-"
+        return f"{per_thread.get(name, {}).get(kind, (0.0, 0.0))[which]:.1f}"
 
     rows = [
         (name, f"{t:.1f}", *(cell(name, k, 0) for k in kinds), *(cell(name, k, 1) for k in kinds))
