@@ -172,3 +172,69 @@ def test_max_pool_gradient_with_many_ties_matches_the_loop_oracle(k, stride, sha
     g = rng.standard_normal(y.shape)
     got = tape.gradient(y, xt, output_gradients=tf.constant(g)).numpy()
     np.testing.assert_allclose(got, reference_max_pool_grad(x, k, stride, g), rtol=1e-12)
+
+
+def test_non_overlapping_max_pool_across_several_blocks_matches_the_loop_oracle():
+    # 30 images of 26x27x16: the window-major path cuts them into two blocks (23 images of
+    # a quarter Mi elements, then 7); relu-like zeros tie in many windows, and the odd width
+    # leaves a ragged edge.
+    rng = np.random.default_rng(7)
+    x = np.maximum(rng.integers(-2, 3, size=(30, 26, 27, 16)), 0).astype(np.float32)
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = nn.max_pool2d(xt, 2, 2, "VALID")
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    got = tape.gradient(y, xt, output_gradients=tf.constant(g)).numpy()
+    # the oracle, vectorised: each window's first argmax (row-major) gets its gradient
+    windows = x[:, :, :26].reshape(30, 13, 2, 13, 2, 16).transpose(0, 1, 3, 5, 2, 4)
+    windows = windows.reshape(30, 13, 13, 16, 4)
+    first = np.argmax(windows, axis=-1)[..., None]
+    routed = np.zeros_like(windows)
+    np.put_along_axis(routed, first, g[..., None], axis=-1)
+    want = np.zeros_like(x)
+    want[:, :, :26] = (
+        routed.reshape(30, 13, 13, 16, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(30, 26, 26, 16)
+    )
+    np.testing.assert_array_equal(y.numpy(), windows.max(axis=-1))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_max_pool_masks_found_in_the_backward_are_the_forwards():
+    # A forward with no tape keeps no masks; a backward then finds them from the input.
+    from simdist.core.ops import pool_ops
+    from simdist.core.ops._windows import resolve_padding
+
+    rng = np.random.default_rng(3)
+    x = np.maximum(rng.integers(-2, 3, size=(5, 9, 8, 4)), 0).astype(np.float32)
+    h, w = resolve_padding("VALID", x.shape[1:3], (3, 2), (3, 2))
+    y, masks = pool_ops._max_forward(x, h, w, masks_wanted=True)
+    y_alone, none = pool_ops._max_forward(x, h, w, masks_wanted=False)
+    assert none is None and y_alone.tobytes() == y.tobytes()
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    kept = pool_ops._max_backward(g, y, x, masks, h, w)
+    found = pool_ops._max_backward(g, y, x, None, h, w)
+    assert kept.tobytes() == found.tobytes()
+    np.testing.assert_array_equal(kept, reference_max_pool_grad_kernel(x, (3, 2), g))
+
+
+def reference_max_pool_grad_kernel(x, k, g):
+    """The first maximum (row-major) of each non-overlapping ``k`` window gets its gradient."""
+    dx = np.zeros_like(x)
+    for b, r, q, ch in np.ndindex(g.shape):
+        window = x[b, r * k[0] : (r + 1) * k[0], q * k[1] : (q + 1) * k[1], ch]
+        i, j = np.unravel_index(np.argmax(window), window.shape)
+        dx[b, r * k[0] + i, q * k[1] + j, ch] = g[b, r, q, ch]
+    return dx
+
+
+def test_a_window_holding_nan_pools_to_nan_and_gets_no_gradient():
+    x = np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2)
+    x[0, 0, 1, 0] = np.nan
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = nn.max_pool2d(xt, 2, 2, "VALID")
+    dx = tape.gradient(y, xt).numpy()
+    assert np.isnan(y.numpy()[0, 0, 0, 0]) and not np.isnan(y.numpy()).sum() > 1
+    assert dx[0, :2, :2, 0].sum() == 0 and dx.sum() == 7  # the other 7 windows: 1 each

@@ -8,14 +8,22 @@ divides by its number of real inputs), as TF.
 Gradients: average pooling spreads each output's gradient evenly over its real inputs; max
 pooling sends it to the *first* maximum of the window in row-major order (TF's
 MaxPoolGrad rule), so ties (the zeros after a relu) are broken deterministically.
-Non-overlapping ``"VALID"`` windows (stride == window, the Keras default) take a fast path
-on a reshaped view. Max pooling works a few images at a time (blocks of about 1 Mi input
-elements, few enough NumPy calls that their overhead stays small: for the tutorial CNN's
-first pooling at batch 64, forward and backward, blocks of 64 Ki, 256 Ki, 1 Mi and 16 Mi
-elements took 4.9, 4.6, 3.7 and 3.8 ms), which ``simdist.core.intra_op``
-would share among its threads if a block held enough arithmetic to pay for a GIL hand-over
-across CPUs; a few element-wise passes do not (its MIN_SHARED_FLOPS), so the blocks run
-on the calling thread.
+
+Non-overlapping ``"VALID"`` max pooling (stride == window, the Keras default) copies a few
+images at a time into window-major order (``[kh*kw, n, Ho, Wo, C]``, one strided copy), so
+that the maxima and the first-maximum masks are passes over contiguous memory: a NumPy pass
+over a strided window view walks runs of C elements, which for the tutorial CNN's 32
+channels is several times slower than the same pass over contiguous memory. The masks are
+kept from the forward (one byte per input element) when a tape records it, and the backward
+only multiplies and copies back. For the tutorial CNN's first pooling at batch 64 (26x26x32
+inputs), forward and backward took 7.4 ms with passes over window views and 3.4 ms this way
+(``scenarios/bench_pooling.py``). Overlapping windows keep the strided passes.
+
+Max pooling works a few images at a time (blocks of input elements: a quarter Mi for the
+window-major path, 1 Mi for overlapping windows), which ``simdist.core.intra_op`` would
+share among its threads if a block held enough arithmetic to pay for a GIL hand-over across
+CPUs; a few element-wise passes do not (its MIN_SHARED_FLOPS), so the blocks run on the
+calling thread.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist import errors
+from simdist.core.context import state
 from simdist.core.intra_op import items_per_block, run_blocks
 from simdist.core.ops._helpers import as_tensors
 from simdist.core.ops._windows import Axis, normalize_pair, offset_slices, pad_hw, resolve_padding
@@ -33,6 +42,7 @@ __all__ = ["max_pool2d", "avg_pool2d", "max_pool", "avg_pool"]
 
 _FORMATS = ("NHWC", "NCHW")
 _BLOCK_ELEMENTS = 1 << 20  # input elements per block: a few images, ~4 MiB (fewer NumPy calls)
+_WINDOW_MAJOR_BLOCK_ELEMENTS = 1 << 18  # the window-major path: its copies stay in cache
 _PASSES = 4  # element-wise passes over a block's input, about (the backward's masks)
 
 
@@ -59,34 +69,63 @@ def _crop(dxp: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
     return dxp[:, h.before : h.before + h.size, w.before : w.before + w.size, :]
 
 
-def _max_forward(xv: np.ndarray, h: Axis, w: Axis) -> tuple[np.ndarray, np.ndarray]:
-    """``(y, padded input)`` for max pooling, a block of images per intra-op task."""
+def _window_major(xb: np.ndarray, h: Axis, w: Axis) -> np.ndarray:
+    """A block's non-overlapping windows copied to ``[kh*kw, n, Ho, Wo, C]``, the offsets in
+    row-major order (the tie order): each offset's elements one contiguous array."""
+    n, c = xb.shape[0], xb.shape[3]
+    out = np.empty((h.k, w.k, n, h.out, w.out, c), dtype=xb.dtype)
+    np.copyto(out, _blocks(xb, h, w).transpose(2, 4, 0, 1, 3, 5))
+    return out.reshape(h.k * w.k, n, h.out, w.out, c)
+
+
+def _maximum_into(out: np.ndarray, windows) -> None:
+    """``out`` = the element-wise maximum of ``windows``, taken in their order."""
+    if len(windows) == 1:
+        out[...] = windows[0]
+        return
+    np.maximum(windows[0], windows[1], out=out)
+    for window in windows[2:]:
+        np.maximum(out, window, out=out)
+
+
+def _max_forward(xv: np.ndarray, h: Axis, w: Axis, masks_wanted: bool):
+    """``(y, saved)`` for max pooling, a block of images per intra-op task.
+
+    ``saved`` is what :func:`_max_backward` needs: for non-overlapping windows the
+    first-maximum masks ``[kh*kw, N, Ho, Wo, C]`` (None unless ``masks_wanted``), otherwise
+    the padded input.
+    """
+    y = np.empty((xv.shape[0], h.out, w.out, xv.shape[3]), dtype=xv.dtype)
+    if _non_overlapping(h, w):
+        masks = np.empty((h.k * w.k,) + y.shape, dtype=bool) if masks_wanted else None
+
+        def window_major_block(images: slice) -> None:
+            windows = _window_major(xv[images], h, w)
+            _maximum_into(y[images], windows)
+            if masks is not None:
+                _first_max_masks(windows, y[images], masks[:, images])
+
+        _by_images(xv, window_major_block, _WINDOW_MAJOR_BLOCK_ELEMENTS)
+        return y, masks
     fill = -np.inf if xv.dtype.kind == "f" else np.iinfo(xv.dtype).min
     xp = pad_hw(xv, h, w, fill)
-    y = np.empty((xv.shape[0], h.out, w.out, xv.shape[3]), dtype=xv.dtype)
     offsets = list(_offsets(h, w))
 
     def block(images: slice) -> None:
-        windows = [xp[images][offset_slices(i, j, h, w)] for i, j in offsets]
-        out = y[images]
-        if len(windows) == 1:
-            out[...] = windows[0]
-            return
-        np.maximum(windows[0], windows[1], out=out)
-        for window in windows[2:]:
-            np.maximum(out, window, out=out)
+        _maximum_into(y[images], [xp[images][offset_slices(i, j, h, w)] for i, j in offsets])
 
-    _by_images(xp, block)
+    _by_images(xp, block, _BLOCK_ELEMENTS)
     return y, xp
 
 
-def _by_images(xp: np.ndarray, block) -> None:
-    """``block(images)`` for each slice of a few images of ``xp``, on the intra-op threads
-    (element-wise work on disjoint images: the same bits however it is shared out)."""
+def _by_images(xp: np.ndarray, block, block_elements: int) -> None:
+    """``block(images)`` for each slice of a few images of ``xp`` (about ``block_elements``
+    input elements), on the intra-op threads (element-wise work on disjoint images: the same
+    bits however it is shared out)."""
     n = xp.shape[0]
     if n == 0:  # an empty batch (a replica's share of a last partial batch): nothing to do
         return
-    step = items_per_block(xp[0].size, _BLOCK_ELEMENTS)
+    step = items_per_block(xp[0].size, block_elements)
     run_blocks(
         -(-n // step),
         lambda b: block(slice(b * step, min(n, (b + 1) * step))),
@@ -94,56 +133,68 @@ def _by_images(xp: np.ndarray, block) -> None:
     )
 
 
-def _first_max_masks(windows, y: np.ndarray):
-    """Per window offset (row-major), where that offset holds its window's *first* maximum.
+def _first_max_masks(windows, y: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Fill ``masks[k]`` (booleans of ``y``'s shape) with where window offset ``k`` (row-major)
+    holds its window's *first* maximum, and return ``masks``.
 
-    Yields boolean arrays of ``y``'s shape; the masks are disjoint, so ties (the zeros after
-    a relu) send the gradient to exactly one input, as TF's MaxPoolGrad does.
+    The masks are disjoint, so ties (the zeros after a relu) send the gradient to exactly one
+    input, as TF's MaxPoolGrad does; a window holding a NaN (its maximum is NaN) has none.
     """
     taken = None
     last = len(windows) - 1
     for k, window in enumerate(windows):
-        hit = window == y
+        hit = np.equal(window, y, out=masks[k])
         if taken is None:
-            taken = hit.copy() if k < last else hit
+            if k < last:
+                taken = hit.copy()
         else:
             np.greater(hit, taken, out=hit)  # hit and not taken
             if k < last:
                 taken |= hit
-        yield hit
+    return masks
 
 
-def _max_backward(g: np.ndarray, y: np.ndarray, xp: np.ndarray, h: Axis, w: Axis):
+def _max_backward(g: np.ndarray, y: np.ndarray, xv: np.ndarray, saved, h: Axis, w: Axis):
     """Route each output's gradient to the first maximum of its window (row-major)."""
     offsets = list(_offsets(h, w))
     if _non_overlapping(h, w):
-        # Every input lies in at most one window: write each offset's share straight into
-        # its strided view (a multiply by the 0/1 mask, no scatter-add), and zero only the
-        # ragged edge that no window covers. (A non-finite upstream gradient also reaches
-        # the window's other inputs as NaN through the multiply, as before this fast path.)
-        dxp = np.empty(xp.shape, dtype=g.dtype)
+        # Every input lies in at most one window: each offset's share is the gradient times
+        # its 0/1 mask (so a non-finite gradient also reaches the window's other inputs as
+        # NaN), copied back from window-major order; only the ragged edge that no window
+        # covers is zeroed.
+        masks = saved
+        dx = np.empty(xv.shape, dtype=g.dtype)
 
         def block(images: slice) -> None:
-            part = dxp[images]
+            part = dx[images]
             part[:, h.out * h.k :] = 0
             part[:, : h.out * h.k, w.out * w.k :] = 0
-            xb, db = _blocks(xp[images], h, w), _blocks(part, h, w)
-            windows = [xb[:, :, i, :, j, :] for i, j in offsets]
-            masks = _first_max_masks(windows, y[images])
-            for (i, j), hit in zip(offsets, masks, strict=True):
-                np.multiply(g[images], hit, out=db[:, :, i, :, j, :])
+            n, c = part.shape[0], part.shape[3]
+            if masks is None:  # the forward ran with no tape: find them now
+                block_masks = np.empty((len(offsets), n, h.out, w.out, c), dtype=bool)
+                windows = _window_major(xv[images], h, w)
+                _first_max_masks(windows, y[images], block_masks)
+            else:
+                block_masks = masks[:, images]
+            shares = np.empty((len(offsets), n, h.out, w.out, c), dtype=g.dtype)
+            for share, mask in zip(shares, block_masks, strict=True):
+                np.multiply(g[images], mask, out=share)
+            window_major = shares.reshape(h.k, w.k, n, h.out, w.out, c)
+            np.copyto(_blocks(part, h, w), window_major.transpose(2, 3, 0, 4, 1, 5))
 
-        _by_images(xp, block)
-        return dxp
+        _by_images(xv, block, _WINDOW_MAJOR_BLOCK_ELEMENTS)
+        return dx
+    xp = saved
     dxp = np.zeros(xp.shape, dtype=g.dtype)
 
     def overlapping_block(images: slice) -> None:
         part = dxp[images]
         windows = [xp[images][offset_slices(i, j, h, w)] for i, j in offsets]
-        for (i, j), hit in zip(offsets, _first_max_masks(windows, y[images]), strict=True):
+        masks = np.empty((len(offsets),) + y[images].shape, dtype=bool)
+        for (i, j), hit in zip(offsets, _first_max_masks(windows, y[images], masks), strict=True):
             part[offset_slices(i, j, h, w)] += np.where(hit, g[images], 0)
 
-    _by_images(xp, overlapping_block)
+    _by_images(xp, overlapping_block, _BLOCK_ELEMENTS)
     return _crop(dxp, h, w)
 
 
@@ -204,7 +255,7 @@ def _pool(op: str, value, ksize, strides, padding, data_format: str, kind: str) 
         padding, x4.shape[1:3], kernel, stride_hw, data_format=data_format, allow_explicit=False
     )
     if kind == "max":
-        y4, xp = _max_forward(x4, h, w)
+        y4, saved = _max_forward(x4, h, w, masks_wanted=bool(state.tapes))
     else:
         y4 = _avg_forward(x4, h, w)
     yv = np.ascontiguousarray(y4.transpose(0, 3, 1, 2) if nchw else y4)
@@ -212,7 +263,7 @@ def _pool(op: str, value, ksize, strides, padding, data_format: str, kind: str) 
 
     def grad(g: np.ndarray) -> np.ndarray:
         g4 = g.transpose(0, 2, 3, 1) if nchw else g
-        dx4 = _max_backward(g4, y4, xp, h, w) if kind == "max" else _avg_backward(g4, h, w)
+        dx4 = _max_backward(g4, y4, x4, saved, h, w) if kind == "max" else _avg_backward(g4, h, w)
         return dx4.transpose(0, 3, 1, 2) if nchw else dx4
 
     record(op, [x], [out], [grad])
