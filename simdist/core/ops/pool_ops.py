@@ -16,8 +16,9 @@ over a strided window view walks runs of C elements, which for the tutorial CNN'
 channels is several times slower than the same pass over contiguous memory. The masks are
 kept from the forward (one byte per input element) when a tape records it, and the backward
 only multiplies and copies back. For the tutorial CNN's first pooling at batch 64 (26x26x32
-inputs), forward and backward took 7.4 ms with passes over window views and 3.4 ms this way
-(``scenarios/bench_pooling.py``). Overlapping windows keep the strided passes.
+inputs), forward and backward took 7.7 ms with passes over window views and 4.1 ms this way
+(``scenarios/bench_pooling.py``; at 16 images, in cache either way, about the same).
+Overlapping windows keep the strided passes.
 
 Max pooling works a few images at a time (blocks of input elements: a quarter Mi for the
 window-major path, 1 Mi for overlapping windows), which ``simdist.core.intra_op`` would
