@@ -200,8 +200,8 @@ def test_non_overlapping_max_pool_across_several_blocks_matches_an_argmax_oracle
     np.testing.assert_array_equal(got, want)
 
 
-def test_max_pool_masks_found_in_the_backward_are_the_forwards():
-    # A forward with no tape keeps no masks; a backward then finds them from the input.
+def test_max_pool_kernels_keep_masks_only_when_asked_and_route_by_them():
+    # The op asks for the masks whenever a tape is active; without one the forward keeps none.
     from simdist.core.ops import pool_ops
     from simdist.core.ops._windows import resolve_padding
 
@@ -211,11 +211,10 @@ def test_max_pool_masks_found_in_the_backward_are_the_forwards():
     y, masks = pool_ops._max_forward(x, h, w, masks_wanted=True)
     y_alone, none = pool_ops._max_forward(x, h, w, masks_wanted=False)
     assert none is None and y_alone.tobytes() == y.tobytes()
+    assert masks.shape == (9, *y.shape) and (masks.sum(axis=0) == 1).all()  # one per window
     g = rng.standard_normal(y.shape).astype(np.float32)
-    kept = pool_ops._max_backward(g, y, x, masks, h, w)
-    found = pool_ops._max_backward(g, y, x, None, h, w)
-    assert kept.tobytes() == found.tobytes()
-    np.testing.assert_array_equal(kept, reference_max_pool_grad(x, 3, 3, g))
+    got = pool_ops._max_backward(g, y, x, masks, h, w)
+    np.testing.assert_array_equal(got, reference_max_pool_grad(x, 3, 3, g))
 
 
 def test_a_window_holding_nan_pools_to_nan_and_gets_no_gradient():

@@ -93,8 +93,9 @@ def _max_forward(xv: np.ndarray, h: Axis, w: Axis, masks_wanted: bool):
     """``(y, saved)`` for max pooling, a block of images per intra-op task.
 
     ``saved`` is what :func:`_max_backward` needs: for non-overlapping windows the
-    first-maximum masks ``[kh*kw, N, Ho, Wo, C]`` (None unless ``masks_wanted``), otherwise
-    the padded input.
+    first-maximum masks ``[kh*kw, N, Ho, Wo, C]`` (None unless ``masks_wanted``: the op asks
+    for them whenever a tape is active, so a recorded op always has them), otherwise the
+    padded input.
     """
     y = np.empty((xv.shape[0], h.out, w.out, xv.shape[3]), dtype=xv.dtype)
     if _non_overlapping(h, w):
@@ -163,7 +164,7 @@ def _max_backward(g: np.ndarray, y: np.ndarray, xv: np.ndarray, saved, h: Axis, 
         # its 0/1 mask (so a non-finite gradient also reaches the window's other inputs as
         # NaN), copied back from window-major order; only the ragged edge that no window
         # covers is zeroed.
-        masks = saved
+        masks = saved  # kept by the forward: it ran while a tape could record it
         dx = np.empty(xv.shape, dtype=g.dtype)
 
         def block(images: slice) -> None:
@@ -171,14 +172,8 @@ def _max_backward(g: np.ndarray, y: np.ndarray, xv: np.ndarray, saved, h: Axis, 
             part[:, h.out * h.k :] = 0
             part[:, : h.out * h.k, w.out * w.k :] = 0
             n, c = part.shape[0], part.shape[3]
-            if masks is None:  # the forward ran with no tape: find them now
-                block_masks = np.empty((len(offsets), n, h.out, w.out, c), dtype=bool)
-                windows = _window_major(xv[images], h, w)
-                _first_max_masks(windows, y[images], block_masks)
-            else:
-                block_masks = masks[:, images]
             shares = np.empty((len(offsets), n, h.out, w.out, c), dtype=g.dtype)
-            for share, mask in zip(shares, block_masks, strict=True):
+            for share, mask in zip(shares, masks[:, images], strict=True):
                 np.multiply(g[images], mask, out=share)
             window_major = shares.reshape(h.k, w.k, n, h.out, w.out, c)
             np.copyto(_blocks(part, h, w), window_major.transpose(2, 3, 0, 4, 1, 5))
