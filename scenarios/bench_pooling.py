@@ -68,7 +68,7 @@ def simdist_contenders(x: np.ndarray, g: np.ndarray) -> dict:
 
     def window_major() -> np.ndarray:
         y, masks = pool_ops._max_forward(x, h, w, masks_wanted=True)
-        return pool_ops._max_backward(g, y, x, masks, h, w)
+        return pool_ops._max_backward(g, y, x.shape, masks, h, w)
 
     if window_major().tobytes() != window_views(x, g).tobytes():
         raise AssertionError("the window-major gradient is not the window views' bits")

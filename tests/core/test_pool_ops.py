@@ -213,7 +213,7 @@ def test_max_pool_kernels_keep_masks_only_when_asked_and_route_by_them():
     assert none is None and y_alone.tobytes() == y.tobytes()
     assert masks.shape == (9, *y.shape) and (masks.sum(axis=0) == 1).all()  # one per window
     g = rng.standard_normal(y.shape).astype(np.float32)
-    got = pool_ops._max_backward(g, y, x, masks, h, w)
+    got = pool_ops._max_backward(g, y, x.shape, masks, h, w)
     np.testing.assert_array_equal(got, reference_max_pool_grad(x, 3, 3, g))
 
 

@@ -156,8 +156,9 @@ def _first_max_masks(windows, y: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return masks
 
 
-def _max_backward(g: np.ndarray, y: np.ndarray, xv: np.ndarray, saved, h: Axis, w: Axis):
-    """Route each output's gradient to the first maximum of its window (row-major)."""
+def _max_backward(g: np.ndarray, y: np.ndarray, x_shape: tuple, saved, h: Axis, w: Axis):
+    """Route each output's gradient to the first maximum of its window (row-major), into an
+    input gradient of ``x_shape``."""
     offsets = list(_offsets(h, w))
     if _non_overlapping(h, w):
         # Every input lies in at most one window: each offset's share is the gradient times
@@ -165,7 +166,7 @@ def _max_backward(g: np.ndarray, y: np.ndarray, xv: np.ndarray, saved, h: Axis, 
         # NaN), copied back from window-major order; only the ragged edge that no window
         # covers is zeroed.
         masks = saved  # kept by the forward: it ran while a tape could record it
-        dx = np.empty(xv.shape, dtype=g.dtype)
+        dx = np.empty(x_shape, dtype=g.dtype)
 
         def block(images: slice) -> None:
             part = dx[images]
@@ -178,7 +179,7 @@ def _max_backward(g: np.ndarray, y: np.ndarray, xv: np.ndarray, saved, h: Axis, 
             window_major = shares.reshape(h.k, w.k, n, h.out, w.out, c)
             np.copyto(_blocks(part, h, w), window_major.transpose(2, 3, 0, 4, 1, 5))
 
-        _by_images(xv, block, _WINDOW_MAJOR_BLOCK_ELEMENTS)
+        _by_images(dx, block, _WINDOW_MAJOR_BLOCK_ELEMENTS)
         return dx
     xp = saved
     dxp = np.zeros(xp.shape, dtype=g.dtype)
@@ -252,6 +253,7 @@ def _pool(op: str, value, ksize, strides, padding, data_format: str, kind: str) 
     )
     if kind == "max":
         y4, saved = _max_forward(x4, h, w, masks_wanted=bool(state.tapes))
+        x_shape = x4.shape  # the backward needs the input's shape, not the input
     else:
         y4 = _avg_forward(x4, h, w)
     yv = np.ascontiguousarray(y4.transpose(0, 3, 1, 2) if nchw else y4)
@@ -259,7 +261,10 @@ def _pool(op: str, value, ksize, strides, padding, data_format: str, kind: str) 
 
     def grad(g: np.ndarray) -> np.ndarray:
         g4 = g.transpose(0, 2, 3, 1) if nchw else g
-        dx4 = _max_backward(g4, y4, x4, saved, h, w) if kind == "max" else _avg_backward(g4, h, w)
+        if kind == "max":
+            dx4 = _max_backward(g4, y4, x_shape, saved, h, w)
+        else:
+            dx4 = _avg_backward(g4, h, w)
         return dx4.transpose(0, 3, 1, 2) if nchw else dx4
 
     record(op, [x], [out], [grad])
