@@ -46,9 +46,10 @@ def _children():
 def pytest_runtest_protocol(item, nextitem):
     cpu, wall, kids = time.process_time(), time.perf_counter(), _children()
     yield
+    drawn = int(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
     with open(os.path.join({out!r}, f"tests.{{os.getpid()}}.tsv"), "a") as f:
         f.write(f"{{item.nodeid}}\\t{{time.process_time() - cpu:.4f}}\\t"
-                f"{{time.perf_counter() - wall:.4f}}\\t{{_children() - kids:.4f}}\\n")
+                f"{{time.perf_counter() - wall:.4f}}\\t{{_children() - kids:.4f}}\\t{{drawn}}\\n")
 """
 
 _SITECUSTOMIZE = """
@@ -80,21 +81,22 @@ def run_tier(out: Path, extra: list[str]) -> tuple[float, float, int]:
     return wall, cpu, done.returncode
 
 
-def read_tests(out: Path) -> dict[str, list[tuple[float, float, float]]]:
-    """Per worker (pid): (own CPU, wall, children's CPU) of each test, by file."""
+def read_tests(out: Path) -> dict[str, list[tuple[str, float, float, float, bool]]]:
+    """Per worker (pid): (test id, own CPU, wall, children's CPU, whether hypothesis draws
+    its examples) of each test."""
     per_worker: dict[str, list] = {}
     for path in out.glob("tests.*.tsv"):
         rows = []
         for line in path.read_text().splitlines():
-            nodeid, own, wall, kids = line.split("\t")
-            rows.append((nodeid.split("::")[0], float(own), float(wall), float(kids)))
+            nodeid, own, wall, kids, drawn = line.rsplit("\t", 4)
+            rows.append((nodeid, float(own), float(wall), float(kids), drawn == "1"))
         per_worker[path.stem.split(".")[1]] = rows
     return per_worker
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--top", type=int, default=15, help="files listed")
+    parser.add_argument("--top", type=int, default=15, help="files and tests listed")
     parser.add_argument("pytest_args", nargs="*", help="after --: more pytest arguments")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="simdist-tier-") as tmp:
@@ -126,9 +128,15 @@ def main() -> None:
         f"CPU ({cpu - own - kids:.1f} s) is collection, pytest itself, and children no test "
         f"waited for; {len(processes)} Python processes started"
     )
+    drawn = [r for r in rows if r[4]]
+    print(
+        f"{len(drawn)} property tests (hypothesis) took {sum(r[1] for r in drawn):.1f} s of "
+        f"their own CPU, the other {len(rows) - len(drawn)} tests "
+        f"{sum(r[1] for r in rows if not r[4]):.1f} s"
+    )
     by_file: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0])
-    for file, own_s, wall_s, kids_s in rows:
-        entry = by_file[file]
+    for nodeid, own_s, wall_s, kids_s, _ in rows:
+        entry = by_file[nodeid.split("::")[0]]
         entry[0] += 1
         entry[1] += own_s
         entry[2] += wall_s
@@ -141,6 +149,19 @@ def main() -> None:
         [
             (file, n, f"{o:.1f}", f"{k:.1f}", f"{w:.1f}", started.get(file, 0))
             for file, (n, o, w, k) in top
+        ],
+    )
+    # A test's wall time beyond its own and its children's CPU is time its worker's core had
+    # nothing of this test to run: sleeps, timeouts, waiting for a process to start or to
+    # die, or for a CPU the other worker held. On 2 cores it is where the tier's wall time
+    # exceeds its CPU time over two.
+    waiting = sorted(rows, key=lambda r: -(r[2] - r[1] - r[3]))[: args.top]
+    print(f"\nthe {len(waiting)} tests of most wall time beyond their CPU")
+    print_table(
+        ("test", "wall s", "own CPU s", "children's CPU s", "waiting s"),
+        [
+            (nodeid[:100], f"{w:.1f}", f"{o:.1f}", f"{k:.1f}", f"{w - o - k:.1f}")
+            for nodeid, o, w, k, _ in waiting
         ],
     )
 
