@@ -153,8 +153,9 @@ def main() -> None:
     )
     # A test's wall time beyond its own and its children's CPU is time its worker's core had
     # nothing of this test to run: sleeps, timeouts, waiting for a process to start or to
-    # die, or for a CPU the other worker held. On 2 cores it is where the tier's wall time
-    # exceeds its CPU time over two.
+    # die, or for a CPU the other worker held. MPI ranks are in it too: the launcher's
+    # processes that run them are not waited for by the test's own process, so their CPU is
+    # not in RUSAGE_CHILDREN (the MPI fault tests show 0.0 children's CPU).
     waiting = sorted(rows, key=lambda r: -(r[2] - r[1] - r[3]))[: args.top]
     print(f"\nthe {len(waiting)} tests of most wall time beyond their CPU")
     print_table(
