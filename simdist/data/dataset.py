@@ -82,6 +82,11 @@ class Dataset(SourceConstructors):
     def _iterate(self) -> _PyIterator:
         raise NotImplementedError
 
+    def _batches(self, size: int, drop_remainder: bool) -> _PyIterator | None:
+        """Whole batches of ``size`` elements, as ``batch`` would stack them, where this
+        dataset can cut them at once (a slices source); None: ``batch`` stacks its elements."""
+        return None
+
     def _own_options(self) -> options_lib.Options | None:
         return None
 

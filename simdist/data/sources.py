@@ -52,6 +52,20 @@ class _TensorSliceDataset(Dataset):
     def _cardinality(self) -> int:
         return self._n
 
+    def _batches(self, size: int, drop_remainder: bool):
+        """Consecutive rows ``size`` at a time, each component one contiguous copy: what
+        ``batch`` stacks from the rows one by one (the same bits). None when a component is
+        not a plain array (ragged, sparse), whose rows ``batch`` must take one at a time."""
+        components = self._components
+        if not all(type(c) is np.ndarray for c in components):
+            return None
+        template, n = self._structure, self._n
+        stop = n - n % size if drop_remainder else n
+        return (
+            structure.pack(template, [c[i : i + size].copy() for c in components])
+            for i in range(0, stop, size)
+        )
+
     def _iterate(self):
         template, components = self._structure, self._components
         if len(components) == 1 and isinstance(template, np.ndarray) and not is_ragged(template):

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import simdist as tf
+from reference import batching as reference_batching
 from simdist import errors
 from simdist.data import Dataset
 
@@ -200,3 +201,32 @@ def test_guide_pipeline_from_tensors_repeat_batch():
         "<_BatchDataset element_spec=(TensorSpec(shape=(None, 1), dtype=tf.float32, name=None),"
         " TensorSpec(shape=(None, 1), dtype=tf.float32, name=None))>"
     )
+
+
+@given(
+    st.integers(0, 30),
+    batch_sizes,
+    st.booleans(),
+    st.sampled_from(["float32", "int64", "bool", "bytes"]),
+    st.sampled_from(["array", "tuple", "dict"]),
+)
+def test_batches_of_slices_are_the_references_and_the_stacked_rows(n, b, drop, dtype, form):
+    # A slices source cuts each batch as one copy of its rows; a map before the batch makes
+    # batch stack the rows one by one. Both must be reference.batch of every component.
+    rng = np.random.default_rng(n * 31 + b)
+    if dtype == "bytes":
+        images = np.array([str(v).encode() for v in rng.integers(0, 99, n * 6)]).reshape(n, 2, 3)
+    else:
+        images = (rng.random((n, 2, 3)) * 100).astype(dtype)
+    labels = rng.integers(0, 10, n)
+    source = {"array": images, "tuple": (images, labels), "dict": {"x": images, "y": labels}}
+    ds = Dataset.from_tensor_slices(source[form])
+    cut = list(ds.batch(b, drop_remainder=drop).as_numpy_iterator())
+    rows = list(ds.map(lambda *e: e[0] if len(e) == 1 else e).batch(b, drop).as_numpy_iterator())
+    want = reference_batching.batch(images, b, drop)
+    first = {"array": lambda v: v, "tuple": lambda v: v[0], "dict": lambda v: v["x"]}[form]
+    assert len(cut) == len(rows) == len(want)
+    for got, stacked, expected in zip(cut, rows, want, strict=True):
+        assert first(got).dtype == first(stacked).dtype and first(got).shape == expected.shape
+        np.testing.assert_array_equal(first(got), expected)
+        np.testing.assert_array_equal(first(stacked), expected)
