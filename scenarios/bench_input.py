@@ -1,15 +1,16 @@
-"""Benchmark: the input pipeline a training loop starts from, simdist and TF side by side.
+"""Benchmark: the input pipelines a training loop starts from, simdist and TF side by side.
 
-``tf.data.Dataset.from_tensor_slices((images, labels)).batch(batch)``, iterated: the
-tutorial CNN's 28x28x1 float32 images and int64 labels. Contenders, in turns, block by
-block (``side_by_side``):
+``tf.data.Dataset.from_tensor_slices((images, labels))``, then ``.batch(batch)`` or
+``.shuffle(len).batch(batch)`` (the tutorials' pipeline), iterated: the tutorial CNN's
+28x28x1 float32 images and int64 labels. Contenders, in turns, block by block
+(``side_by_side``):
 
-* **simdist, batch of slices**: what ``batch`` over a slices source does (each batch one
-  contiguous copy of its rows);
+* **simdist, whole batches**: what ``batch`` over a slices source, or over a shuffle of
+  one, does (each batch one copy, or one gather, of its rows);
 * **simdist, rows one by one**: the same batches stacked from the rows one at a time, as
-  every batch over a slices source was until 2026-12-03 (a ``take(-1)`` before the
-  ``batch`` passes every element through, one generator step each, and makes ``batch``
-  stack its input's elements);
+  every batch was until 2026-12-03 (a ``take(-1)`` before the ``batch`` passes every
+  element through, one generator step each, and makes ``batch`` stack its input's
+  elements);
 * **TensorFlow**, where it is installed (``pip install 'simdist[tensorflow]'``).
 
     python scenarios/bench_input.py [--batch 64 256] [--rounds 7] [--calls 50] [--busy 0 2]
@@ -25,28 +26,30 @@ from busy_load import busy, label  # scenarios/ is on sys.path when run as a scr
 from side_by_side import print_table, side_by_side
 
 
-def endless(tf, images, labels, batch: int, rows_one_by_one: bool = False):
+def endless(tf, images, labels, batch: int, shuffle: bool, rows_one_by_one: bool = False):
     """``next`` of an endless iterator of batches."""
     dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+    if shuffle:
+        dataset = dataset.shuffle(len(images), seed=0)
     if rows_one_by_one:
         dataset = dataset.take(-1)
     iterator = iter(dataset.batch(batch, drop_remainder=True).repeat())
     return lambda: next(iterator)
 
 
-def contenders(images, labels, batch: int) -> dict:
+def contenders(images, labels, batch: int, shuffle: bool) -> dict:
     import simdist
 
     out = {
-        "simdist, batch of slices": endless(simdist, images, labels, batch),
-        "simdist, rows one by one": endless(simdist, images, labels, batch, True),
+        "simdist, whole batches": endless(simdist, images, labels, batch, shuffle),
+        "simdist, rows one by one": endless(simdist, images, labels, batch, shuffle, True),
     }
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow as tf
     except ImportError:
         return out
-    out[f"TensorFlow {tf.__version__}"] = endless(tf, images, labels, batch)
+    out[f"TensorFlow {tf.__version__}"] = endless(tf, images, labels, batch, shuffle)
     return out
 
 
@@ -64,9 +67,12 @@ def main() -> None:
     for processes in args.busy:
         rows = []
         with busy(processes):
-            for batch in args.batch:
-                ms = side_by_side(contenders(images, labels, batch), args.rounds, args.calls)
-                rows += [(f"{name}, batch {batch}", f"{t:.3f}") for name, t in ms.items()]
+            for shuffle in (False, True):
+                for batch in args.batch:
+                    pipeline = f"{'shuffle, ' if shuffle else ''}batch {batch}"
+                    runs = contenders(images, labels, batch, shuffle)
+                    ms = side_by_side(runs, args.rounds, args.calls)
+                    rows += [(f"{pipeline}: {name}", f"{t:.3f}") for name, t in ms.items()]
         print(f"\nms per batch, {label(processes)} (median of {args.rounds} blocks)")
         print_table(("what", "ms/batch"), rows)
 

@@ -84,7 +84,13 @@ class Dataset(SourceConstructors):
 
     def _batches(self, size: int, drop_remainder: bool) -> _PyIterator | None:
         """Whole batches of ``size`` elements, as ``batch`` would stack them, where this
-        dataset can cut them at once (a slices source); None: ``batch`` stacks its elements."""
+        dataset can cut them at once (a slices source, a shuffle of one); None: ``batch``
+        stacks its elements."""
+        return None
+
+    def _rows(self) -> tuple[Any, list, int] | None:
+        """``(structure, component arrays, length)`` where every element is row ``i`` of
+        plain arrays (a slices source), so a batch of them is one gather; else None."""
         return None
 
     def _own_options(self) -> options_lib.Options | None:

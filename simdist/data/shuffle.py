@@ -27,6 +27,7 @@ import numpy as np
 
 from simdist import errors
 from simdist.core import random as core_random
+from simdist.data import structure
 from simdist.data.dataset import Dataset, as_count
 from simdist.data.iterator_state import EpochCounter
 
@@ -83,9 +84,21 @@ class _ShuffleDataset(Dataset):
         return self._input_datasets[0]._cardinality()
 
     def _iterate(self):
+        yield from self._shuffled(self._input_datasets[0]._iterate())
+
+    def _batches(self, size: int, drop_remainder: bool):
+        """Over a slices source: the same algorithm and draws on the rows' indices, then
+        each batch one gather of its rows (what ``batch`` would stack, the same bits)."""
+        rows = self._input_datasets[0]._rows()
+        if rows is None:
+            return None
+        template, components, n = rows
+        return _gathered(template, components, self._shuffled(iter(range(n))), size, drop_remainder)
+
+    def _shuffled(self, source):
+        """``source``'s items in this epoch's order (the module docstring's algorithm)."""
         epoch = next(self._epochs) if self._reshuffle else 0
         rng = epoch_generator(self._seeds, epoch)
-        source = self._input_datasets[0]._iterate()
         size = self._buffer_size
         # buffer_size == -1 (AUTOTUNE) buffers the whole input, as a full shuffle.
         limit = None if size == -1 else size
@@ -106,6 +119,15 @@ class _ShuffleDataset(Dataset):
             else:
                 buffer[slot] = refill
             yield element
+
+
+def _gathered(template, components: list, order, size: int, drop_remainder: bool):
+    """Batches of the rows ``order`` names, ``size`` at a time, one gather per component."""
+    while True:
+        index = np.fromiter(itertools.islice(order, size), dtype=np.intp)
+        if not len(index) or (drop_remainder and len(index) < size):
+            return
+        yield structure.pack(template, [c[index] for c in components])
 
 
 _END = object()

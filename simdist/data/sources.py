@@ -52,14 +52,19 @@ class _TensorSliceDataset(Dataset):
     def _cardinality(self) -> int:
         return self._n
 
-    def _batches(self, size: int, drop_remainder: bool):
-        """Consecutive rows ``size`` at a time, each component one contiguous copy: what
-        ``batch`` stacks from the rows one by one (the same bits). None when a component is
-        not a plain array (ragged, sparse), whose rows ``batch`` must take one at a time."""
+    def _rows(self):
         components = self._components
         if not all(type(c) is np.ndarray for c in components):
+            return None  # ragged or sparse rows: batch takes them one at a time
+        return self._structure, components, self._n
+
+    def _batches(self, size: int, drop_remainder: bool):
+        """Consecutive rows ``size`` at a time, each component one contiguous copy: what
+        ``batch`` stacks from the rows one by one (the same bits)."""
+        rows = self._rows()
+        if rows is None:
             return None
-        template, n = self._structure, self._n
+        template, components, n = rows
         stop = n - n % size if drop_remainder else n
         return (
             structure.pack(template, [c[i : i + size].copy() for c in components])

@@ -98,3 +98,33 @@ def test_tutorial_pipeline_images_labels_shuffle_batch():
         seen.extend(y.numpy().tolist())
     assert sorted(seen) == list(range(50))
     assert [len(b[1]) for b in ds] == [16, 16, 16, 2]
+
+
+@given(
+    st.integers(0, 40),
+    st.sampled_from([1, 3, 16, 100, -1]),
+    st.integers(1, 9),
+    st.booleans(),
+    st.booleans(),
+)
+def test_batches_of_a_shuffled_slices_source_are_its_shuffled_rows_stacked(
+    n, buffer, size, drop, reshuffle
+):
+    # Over a slices source, shuffle hands batch whole gathers of rows; a take(-1) between
+    # them makes batch stack the shuffled elements one by one. Two epochs of each must match.
+    images = np.arange(n * 6, dtype=np.float32).reshape(n, 2, 3)
+    labels = np.arange(n) % 7
+
+    def epochs(between):
+        ds = Dataset.from_tensor_slices({"x": images, "y": labels})
+        ds = between(ds.shuffle(buffer, seed=5, reshuffle_each_iteration=reshuffle))
+        return list(ds.batch(size, drop_remainder=drop).repeat(2).as_numpy_iterator())
+
+    gathered, stacked = epochs(lambda d: d), epochs(lambda d: d.take(-1))
+    assert len(gathered) == len(stacked)
+    for a, b in zip(gathered, stacked, strict=True):
+        for key in ("x", "y"):
+            assert a[key].dtype == b[key].dtype
+            np.testing.assert_array_equal(a[key], b[key])
+    rows = np.concatenate([b["y"] for b in gathered]) if gathered else np.array([])
+    assert len(rows) == 2 * (n - n % size if drop else n)
