@@ -63,7 +63,7 @@ class _BatchDataset(Dataset):
         spec = self._input_spec()
         if self._spec_override is None:  # ragged_batch's view needs the rows one by one
             whole = self._input_datasets[0]._batches(self._batch_size, self._drop_remainder)
-            if whole is not None:  # a slices source: each batch one copy of its rows
+            if whole is not None:  # a slices source, or a shuffle of one: no row by row
                 yield from whole
                 return
         buffer: list = []
